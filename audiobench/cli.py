@@ -1,0 +1,330 @@
+"""The ``audiobench`` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from audiobench import registry
+from audiobench.version import __version__
+
+app = typer.Typer(
+    help="Benchmark audio embeddings: VocSim zero-shot similarity and more.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+cache_app = typer.Typer(help="Inspect or clear the embedding cache.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+err = Console(stderr=True, soft_wrap=True)  # messages hold paths: never wrap them
+out = Console()
+
+
+class OnErrorChoice(StrEnum):
+    raise_ = "raise"
+    skip = "skip"
+
+
+class ListWhat(StrEnum):
+    tasks = "tasks"
+    models = "models"
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"audiobench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Benchmark audio embeddings: VocSim zero-shot similarity and more."""
+
+
+@app.command()
+def evaluate(
+    task: Annotated[
+        list[str],
+        typer.Option(
+            "--task",
+            "-t",
+            help="Task name (see `audiobench list tasks`), or folder:PATH for a zero-shot "
+            "similarity task over your own clips. Repeat for several tasks.",
+        ),
+    ],
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="Model name (see `audiobench list models`).")
+    ],
+    batch_size: Annotated[
+        int, typer.Option(min=1, help="Clips per encoder batch (batches group similar lengths).")
+    ] = 16,
+    device: Annotated[
+        str, typer.Option(help="Torch device for the encoder: cpu, cuda, cuda:1.")
+    ] = ("cpu"),
+    dtype: Annotated[
+        str | None, typer.Option(help="Encoder precision: float32, float16, bfloat16.")
+    ] = None,
+    pooling: Annotated[
+        str | None,
+        typer.Option(
+            help="Pooling of sequence outputs, overriding the model's default: mean_time, "
+            "mean_feat, first_time, first_feat, max_time, mean_time_feat, first_time_feat, "
+            "flatten, joined with '+'; prefix 'masked:' to ignore padding frames."
+        ),
+    ] = None,
+    revision: Annotated[
+        str | None, typer.Option(help="Model revision (hub commit or tag) to load.")
+    ] = None,
+    dataset: Annotated[
+        Path | None,
+        typer.Option(
+            help="Local copy of the task's data: a dataset folder laid out like the hub "
+            "one (parquet/arrow), a saved dataset, or a folder of audio with labels.csv."
+        ),
+    ] = None,
+    dataset_revision: Annotated[
+        str | None, typer.Option(help="Dataset revision overriding the task's pinned one.")
+    ] = None,
+    subset: Annotated[
+        list[str] | None, typer.Option("--subset", help="Evaluate only these subsets.")
+    ] = None,
+    output_dir: Annotated[
+        Path, typer.Option(help="Where result files go: DIR/<model>/<revision>/<Task>.json.")
+    ] = Path("results"),
+    overwrite: Annotated[
+        bool, typer.Option(help="Recompute even if a result file exists (embeddings stay cached).")
+    ] = False,
+    on_error: Annotated[
+        OnErrorChoice,
+        typer.Option(
+            help="What to do with a clip that cannot be decoded or embedded: raise (stop, "
+            "naming the clip and file) or skip (leave it out and list it in the result)."
+        ),
+    ] = OnErrorChoice.raise_,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(help="Embedding cache folder (default: $AUDIOBENCH_CACHE or the user cache)."),
+    ] = None,
+    no_cache: Annotated[bool, typer.Option(help="Do not read or write the embedding cache.")] = (
+        False
+    ),
+    permutations: Annotated[
+        int | None,
+        typer.Option(min=0, help="Zero-shot similarity: label permutations for the baseline."),
+    ] = None,
+    bootstrap: Annotated[
+        int | None, typer.Option(min=0, help="Zero-shot similarity: bootstrap resamples.")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Evaluate a model on one or more tasks and write a JSON result per task."""
+    from audiobench.evaluation import evaluate as run
+
+    task_options: dict[str, Any] = {}
+    if permutations is not None:
+        task_options["n_permutations"] = permutations
+    if bootstrap is not None:
+        task_options["n_bootstrap"] = bootstrap
+    try:
+        run(
+            task,
+            model,
+            output_dir=output_dir,
+            batch_size=batch_size,
+            device=device,
+            dtype=dtype,
+            pooling=pooling,
+            revision=revision,
+            overwrite=overwrite,
+            on_error=on_error.value,  # type: ignore[arg-type]
+            cache_dir=cache_dir,
+            use_cache=not no_cache,
+            dataset=dataset,
+            dataset_revision=dataset_revision,
+            subsets=subset,
+            task_options=task_options,
+            progress=progress,
+            console=err,
+        )
+    except (LookupError, ValueError, OSError, ImportError, NotImplementedError) as exc:
+        raise _fail(str(exc)) from None
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/]: finished batches are cached; rerun to resume")
+        raise typer.Exit(130) from None
+
+
+def _task_rows(family: str | None) -> list[dict[str, Any]]:
+    rows = []
+    for name, cls in registry.tasks.load_all().items():
+        meta = cls.metadata
+        if family and meta.family != family:
+            continue
+        rows.append(
+            {
+                "name": name,
+                "family": str(meta.family),
+                "description": meta.description,
+                "offline": meta.offline,
+                "dataset": meta.dataset.path,
+                "revision": meta.dataset.revision,
+                "subsets": list(meta.subsets),
+                "main_score": meta.main_score,
+                "domains": list(meta.domains),
+            }
+        )
+    return rows
+
+
+def _model_rows(kind: str | None) -> list[dict[str, Any]]:
+    rows = []
+    for name, cls in registry.models.load_all().items():
+        meta = cls.meta
+        if kind and meta.output_kind != kind:
+            continue
+        rows.append({"name": name, **meta.model_dump(mode="json", exclude={"name"})})
+    return rows
+
+
+@app.command("list")
+def list_(
+    what: Annotated[ListWhat, typer.Argument(help="tasks or models")],
+    type_: Annotated[
+        str | None,
+        typer.Option(
+            "--type",
+            help="Only this task family (e.g. zero_shot_similarity) or model output kind "
+            "(vector, sequence, tokens).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List registered tasks or models (built-in and plugins)."""
+    reg = registry.tasks if what is ListWhat.tasks else registry.models
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", registry.PluginWarning)
+        rows = _task_rows(type_) if what is ListWhat.tasks else _model_rows(type_)
+    for w in caught:
+        err.print(f"[yellow]warning:[/] {w.message}", highlight=False)
+    dupes = reg.duplicates()
+    if as_json:
+        out.print_json(json.dumps(rows))
+    else:
+        table = Table(show_lines=False)
+        if what is ListWhat.tasks:
+            for col in ("name", "family", "offline", "main score", "description"):
+                table.add_column(col, overflow="fold")
+            for r in rows:
+                offline = "yes" if r["offline"] else "no"
+                table.add_row(r["name"], r["family"], offline, r["main_score"], r["description"])
+        else:
+            for col in ("name", "output", "rate", "dim", "params", "pooling", "source"):
+                table.add_column(col, overflow="fold")
+            for r in rows:
+                table.add_row(
+                    r["name"],
+                    r["output_kind"],
+                    str(r["sample_rate"]),
+                    str(r["embedding_dim"] or "-"),
+                    f"{r['n_parameters']:,}" if r["n_parameters"] is not None else "-",
+                    r["default_pooling"],
+                    r["source"] or "-",
+                )
+        out.print(table)
+    for name, dists in dupes.items():
+        err.print(
+            f"[bold red]error:[/] {what.value[:-1]} name {name!r} is registered by more than "
+            f"one distribution: {' and '.join(dists)}",
+            highlight=False,
+        )
+    if dupes:
+        raise typer.Exit(1)
+
+
+@cache_app.command("info")
+def cache_info(
+    cache_dir: Annotated[Path | None, typer.Option(help="Cache folder.")] = None,
+) -> None:
+    """Show where the cache is and what it holds, per encoder."""
+    from audiobench.cache import EmbeddingCache
+
+    with EmbeddingCache(cache_dir) as cache:
+        rows = cache.summary()
+        table = Table(title=str(cache.path))
+        for col in ("model", "revision", "pooling", "params", "entries", "size", "fingerprint"):
+            table.add_column(col, overflow="fold")
+        total = 0
+        for r in rows:
+            total += r.n_bytes
+            table.add_row(
+                r.name,
+                str(r.description.get("revision")),
+                str(r.description.get("pooling")),
+                json.dumps(r.description.get("params", {})),
+                str(r.n_entries),
+                _human(r.n_bytes),
+                r.fingerprint[:12],
+            )
+        out.print(table)
+        size = cache.path.stat().st_size if cache.path.exists() else 0
+        out.print(
+            f"{sum(r.n_entries for r in rows)} embeddings, {_human(total)} of data, "
+            f"database file {_human(size)}"
+        )
+
+
+@cache_app.command("clear")
+def cache_clear(
+    model: Annotated[
+        str | None, typer.Option(help="Only clear embeddings of this model (all revisions).")
+    ] = None,
+    cache_dir: Annotated[Path | None, typer.Option(help="Cache folder.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete cached embeddings (all, or one model's)."""
+    from audiobench.cache import EmbeddingCache
+
+    with EmbeddingCache(cache_dir) as cache:
+        what = f"cached embeddings of {model!r}" if model else "all cached embeddings"
+        if not yes and not typer.confirm(f"Delete {what} in {cache.path}?"):
+            raise typer.Exit(1)
+        n = cache.clear(model)
+    out.print(f"deleted {n} embedding(s)")
+
+
+def _human(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def main() -> None:
+    try:
+        app()
+    except BrokenPipeError:  # e.g. `audiobench list tasks --json | head`
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

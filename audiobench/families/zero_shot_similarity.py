@@ -1,0 +1,142 @@
+"""Zero-shot similarity (VocSim): are recordings of the same sound event close together?
+
+No training: every subset's pooled embeddings go, as they are, through the
+(PCA × distance) grid of :func:`audiobench.metrics.zero_shot_similarity`,
+which reports P@k and GSR (and optionally CSR, CS, CSCF, silhouette) with
+permutation baselines and bootstrap margins. Subsets are scored separately
+and macro-averaged, public and blind apart; for blind subsets only the
+averages are written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from audiobench.audio import Clip
+from audiobench.pooling import collate
+from audiobench.task import Embedder, Task, TaskFamily, TaskScores
+
+__all__ = ["ZeroShotSimilarityTask", "parse_main_score"]
+
+DEFAULT_SUBSET = "default"
+
+
+def parse_main_score(spec: str) -> tuple[str, str]:
+    """``"pca100/spearman:gsr"`` -> (configuration, metric)."""
+    config, sep, metric = spec.rpartition(":")
+    if not sep or not config or not metric:
+        raise ValueError(f"main score {spec!r} must read '<pca>/<distance>:<metric>'")
+    return config, metric
+
+
+class ZeroShotSimilarityTask(Task):
+    """Base class of VocSim-style tasks; subclasses only declare metadata and defaults."""
+
+    family: ClassVar[TaskFamily] = TaskFamily.ZERO_SHOT_SIMILARITY
+    distances: ClassVar[tuple[str, ...]] = ("cosine", "euclidean", "spearman")
+    pca: ClassVar[tuple[int | None, ...]] = (None, 100)
+    ks: ClassVar[tuple[int, ...]] = (1, 5)
+    metrics: ClassVar[tuple[str, ...]] = ("precision", "gsr")
+
+    def __init__(
+        self,
+        *,
+        distances: Sequence[str] | None = None,
+        pca: Sequence[int | None] | None = None,
+        metrics: Sequence[str] | None = None,
+        n_permutations: int = 1000,
+        n_bootstrap: int = 300,
+        min_class_size: int = 2,
+        seed: int = 0,
+        device: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.grid: dict[str, Any] = {
+            "distances": tuple(distances or self.distances),
+            "pca": tuple(pca if pca is not None else self.pca),
+            "ks": self.ks,
+            "metrics": tuple(metrics or self.metrics),
+            "n_permutations": n_permutations,
+            "n_bootstrap": n_bootstrap,
+            "min_class_size": min_class_size,
+            "seed": seed,
+        }
+        self.device = device
+        self.on_subset: Callable[[str, dict[str, Any]], None] | None = None
+
+    def _groups(self, clips: Sequence[Clip]) -> dict[str, list[Clip]]:
+        groups: dict[str, list[Clip]] = {}
+        for clip in clips:
+            groups.setdefault(clip.subset or DEFAULT_SUBSET, []).append(clip)
+        order = {s: i for i, s in enumerate(self.metadata.subsets)}
+        return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+    def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
+        from audiobench.metrics import zero_shot_similarity
+
+        if not clips:
+            raise ValueError(f"task {self.name}: no clips to evaluate")
+        blind = set(self.metadata.blind_subsets)
+        per_subset: dict[str, dict[str, Any]] = {}
+        for subset, group in self._groups(clips).items():
+            kept, arrays = embedder.embed(group, f"{self.name} {subset}")
+            if len(kept) < 2:
+                raise ValueError(
+                    f"task {self.name}, subset {subset}: fewer than 2 clips left to compare"
+                )
+            report = zero_shot_similarity(
+                collate(arrays),
+                [c.label for c in kept],
+                ids=[c.id for c in kept],
+                device=self.device,
+                **self.grid,
+            )
+            per_subset[subset] = report.to_dict()
+            if self.on_subset is not None:
+                self.on_subset(subset, per_subset[subset])
+        aggregates = {}
+        for name, members in (
+            ("public", [s for s in per_subset if s not in blind]),
+            ("blind", [s for s in per_subset if s in blind]),
+        ):
+            if members:
+                aggregates[name] = macro_average([per_subset[s] for s in members])
+                aggregates[name]["n_subsets"] = len(members)
+                aggregates[name]["subsets"] = members
+        config, metric = parse_main_score(self.metadata.main_score)
+        headline = aggregates.get("public") or aggregates.get("blind") or {}
+        main = headline.get("configs", {}).get(config, {}).get(metric)
+        return TaskScores(
+            main_score=main,
+            # Blind subsets leave the machine only as averages.
+            scores={s: v for s, v in per_subset.items() if s not in blind},
+            aggregates=aggregates,
+            details={
+                "grid": {k: list(v) if isinstance(v, tuple) else v for k, v in self.grid.items()}
+            },
+        )
+
+
+def macro_average(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Unweighted mean over subsets of every metric value (and its permutation baseline).
+
+    A value missing or undefined (None) in any subset makes the average
+    undefined rather than silently averaging fewer subsets.
+    """
+    configs: dict[str, dict[str, float | None]] = {}
+    names = reports[0]["configs"].keys()
+    for config in names:
+        metrics = reports[0]["configs"][config].keys()
+        for metric in metrics:
+            for field, key in (("value", metric), ("baseline_mean", f"{metric}_baseline")):
+                vals = [r["configs"].get(config, {}).get(metric, {}).get(field) for r in reports]
+                if all(v is None for v in vals) and field != "value":
+                    continue
+                configs.setdefault(config, {})[key] = (
+                    None if any(v is None for v in vals) else float(np.mean(vals))
+                )
+    return {"configs": configs}

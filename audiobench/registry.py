@@ -1,0 +1,190 @@
+"""Task and model registries, filled from Python entry points.
+
+audiobench registers its built-ins through the same entry-point groups a
+third party uses (``audiobench.tasks`` and ``audiobench.models``), so a plugin
+is a pip package with an ``[project.entry-points."audiobench.models"]`` table.
+
+A plugin that fails to import gives a :class:`PluginWarning` naming it and is
+left out; everything else keeps working. A name registered by two
+distributions is ambiguous: asking for it raises
+:class:`DuplicateRegistrationError` naming both.
+"""
+
+from __future__ import annotations
+
+import difflib
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, Generic, TypeVar
+
+from audiobench.encoder import Encoder
+from audiobench.task import Task
+
+__all__ = [
+    "DuplicateRegistrationError",
+    "PluginWarning",
+    "Registry",
+    "UnknownNameError",
+    "models",
+    "tasks",
+]
+
+T = TypeVar("T")
+
+
+class PluginWarning(UserWarning):
+    """A plugin could not be loaded; it is skipped."""
+
+
+class UnknownNameError(LookupError):
+    def __init__(self, kind: str, name: str, known: list[str]) -> None:
+        close = difflib.get_close_matches(name, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        listing = f" (see `audiobench list {kind}s`)"
+        super().__init__(f"unknown {kind} {name!r}{hint}{listing}")
+
+
+class DuplicateRegistrationError(LookupError):
+    def __init__(self, kind: str, name: str, distributions: list[str]) -> None:
+        self.distributions = sorted(distributions)
+        super().__init__(
+            f"{kind} name {name!r} is registered by more than one distribution: "
+            f"{' and '.join(self.distributions)}; uninstall one of them"
+        )
+
+
+@dataclass
+class Registration:
+    name: str
+    value: str
+    distribution: str
+    entry_point: metadata.EntryPoint = field(repr=False)
+
+
+class Registry(Generic[T]):
+    """One entry-point group, loaded lazily and cached."""
+
+    def __init__(self, kind: str, group: str, base: type[T]) -> None:
+        self.kind = kind
+        self.group = group
+        self.base = base
+        self._regs: dict[str, list[Registration]] | None = None
+        self._loaded: dict[str, type[T]] = {}
+        self._broken: set[str] = set()
+        self._resolvers: dict[str, Callable[..., T]] = {}
+
+    # -- discovery -------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Forget what was discovered (after installing a plugin in-process)."""
+        self._regs = None
+        self._loaded.clear()
+        self._broken.clear()
+
+    def registrations(self) -> dict[str, list[Registration]]:
+        if self._regs is None:
+            regs: dict[str, list[Registration]] = {}
+            for ep in metadata.entry_points(group=self.group):
+                dist = ep.dist.name if ep.dist is not None else "<unknown distribution>"
+                same = regs.setdefault(ep.name, [])
+                # One distribution can be visible twice (an editable install's
+                # metadata in the source tree and in site-packages): that is not
+                # a conflict.
+                if all(r.distribution != dist for r in same):
+                    same.append(Registration(ep.name, ep.value, dist, ep))
+            self._regs = regs
+        return self._regs
+
+    def names(self) -> list[str]:
+        return sorted(self.registrations())
+
+    def duplicates(self) -> dict[str, list[str]]:
+        """Names registered by more than one distribution -> those distributions."""
+        return {
+            name: sorted(r.distribution for r in regs)
+            for name, regs in self.registrations().items()
+            if len(regs) > 1
+        }
+
+    # -- loading ---------------------------------------------------------------
+
+    def get(self, name: str) -> type[T]:
+        """The class registered under ``name``."""
+        if name in self._loaded:
+            return self._loaded[name]
+        regs = self.registrations().get(name)
+        if not regs:
+            raise UnknownNameError(self.kind, name, self.names())
+        if len(regs) > 1:
+            raise DuplicateRegistrationError(self.kind, name, [r.distribution for r in regs])
+        cls = self._load(regs[0], warn=False)
+        self._loaded[name] = cls
+        return cls
+
+    def _load(self, reg: Registration, *, warn: bool) -> type[T]:
+        try:
+            obj = reg.entry_point.load()
+        except Exception as exc:
+            raise PluginLoadError(
+                f"{self.kind} plugin {reg.name!r} ({reg.value}) from distribution "
+                f"{reg.distribution!r} failed to import: {type(exc).__name__}: {exc}"
+            ) from exc
+        if not (isinstance(obj, type) and issubclass(obj, self.base)):
+            raise PluginLoadError(
+                f"{self.kind} plugin {reg.name!r} from distribution {reg.distribution!r}: "
+                f"{reg.value} is not a subclass of {self.base.__name__}"
+            )
+        declared = obj.metadata.name if hasattr(obj, "metadata") else obj.meta.name  # type: ignore[attr-defined]
+        if declared != reg.name:
+            raise PluginLoadError(
+                f"{self.kind} plugin {reg.name!r} from distribution {reg.distribution!r}: "
+                f"the class declares the name {declared!r}; the entry-point name must match"
+            )
+        return obj
+
+    def load_all(self) -> dict[str, type[T]]:
+        """Every loadable, unambiguous registration; broken plugins warn and are left out."""
+        out: dict[str, type[T]] = {}
+        for name, regs in sorted(self.registrations().items()):
+            if len(regs) > 1:
+                continue
+            if name in self._broken:
+                continue
+            try:
+                out[name] = self.get(name)
+            except PluginLoadError as exc:
+                self._broken.add(name)
+                warnings.warn(f"{exc}; skipping it", PluginWarning, stacklevel=2)
+        return out
+
+    # -- dynamic names (prefix:argument) ---------------------------------------
+
+    def add_resolver(self, prefix: str, factory: Callable[..., T]) -> None:
+        """Resolve names of the form ``prefix:argument`` with ``factory(argument, **kw)``."""
+        self._resolvers[prefix] = factory
+
+    def create(self, name: str, **kwargs: Any) -> T:
+        """Instantiate ``name`` (a registered name, or ``prefix:argument``)."""
+        prefix, sep, argument = name.partition(":")
+        if sep and prefix in self._resolvers and name not in self.registrations():
+            return self._resolvers[prefix](argument, **kwargs)
+        return self.get(name)(**kwargs)
+
+
+class PluginLoadError(ImportError):
+    """A registered plugin exists but cannot be used."""
+
+
+tasks: Registry[Task] = Registry("task", "audiobench.tasks", Task)
+models: Registry[Encoder] = Registry("model", "audiobench.models", Encoder)
+
+
+def _folder_task(argument: str, **kwargs: Any) -> Task:
+    from audiobench.tasks.folder import folder_task
+
+    return folder_task(argument, **kwargs)
+
+
+tasks.add_resolver("folder", _folder_task)

@@ -1,0 +1,222 @@
+"""Result files: one versioned JSON document per (model, revision, task).
+
+Written to ``<output_dir>/<model>/<revision>/<Task>.json``. The schema is
+strict (unknown fields are errors) so that the leaderboard can trust what it
+collates; ``schema_version`` lets it read old files after the schema moves on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import re
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from audiobench.task import SAFE_NAME
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "CacheStats",
+    "Efficiency",
+    "Environment",
+    "ModelInfo",
+    "SkippedClip",
+    "TaskInfo",
+    "TaskResult",
+    "Timings",
+    "load_result",
+    "result_path",
+    "safe_component",
+]
+
+SCHEMA_VERSION = 1
+NO_REVISION = "no_revision"
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+class TaskInfo(BaseModel):
+    model_config = _STRICT
+    name: str = Field(pattern=SAFE_NAME)
+    family: str
+    revision: str | None = Field(description="Dataset revision the scores were computed on.")
+    dataset: str = Field(description="Dataset id or local path it was loaded from.")
+    subsets: list[str] = []
+
+
+class ModelInfo(BaseModel):
+    model_config = _STRICT
+    name: str
+    revision: str | None
+    source: str | None = None
+    params: dict[str, Any] = {}
+    pooling: str
+    fingerprint: str
+    n_parameters: int | None = None
+    embedding_dim: int | None = None
+    sample_rate: int
+
+
+class Timings(BaseModel):
+    model_config = _STRICT
+    load_data_s: float = Field(ge=0)
+    encode_s: float = Field(ge=0)
+    evaluate_s: float = Field(ge=0)
+    total_s: float = Field(ge=0)
+
+
+class CacheStats(BaseModel):
+    model_config = _STRICT
+    n_clips: int = Field(ge=0)
+    n_cached: int = Field(ge=0, description="Clips served from the embedding cache.")
+    n_encoded: int = Field(ge=0, description="Clips run through the encoder in this run.")
+
+
+class Efficiency(BaseModel):
+    model_config = _STRICT
+    clips_per_s: float | None = None
+    audio_seconds: float | None = None
+    peak_memory_mb: float | None = None
+
+
+class Environment(BaseModel):
+    model_config = _STRICT
+    python: str
+    platform: str
+    torch: str | None = None
+    numpy: str
+    device: str
+
+    @classmethod
+    def capture(cls, device: str) -> Environment:
+        import numpy as np
+
+        try:
+            import torch
+
+            torch_version: str | None = torch.__version__
+        except ImportError:  # pragma: no cover - torch is a dependency
+            torch_version = None
+        return cls(
+            python=sys.version.split()[0],
+            platform=platform.platform(),
+            torch=torch_version,
+            numpy=np.__version__,
+            device=device,
+        )
+
+
+class SkippedClip(BaseModel):
+    model_config = _STRICT
+    id: str
+    location: str
+    reason: str
+
+
+class TaskResult(BaseModel):
+    """Everything one evaluation produced, and enough context to reproduce it."""
+
+    model_config = _STRICT
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    task: TaskInfo
+    model: ModelInfo
+    audiobench_version: str
+    main_score: float | None = Field(description="The task's headline number (None: undefined).")
+    main_score_name: str
+    scores: dict[str, dict[str, Any]] = Field(
+        description="Per subset (or split): the family's scores, nested plain JSON."
+    )
+    aggregates: dict[str, dict[str, Any]] = {}
+    details: dict[str, Any] = {}
+    skipped: list[SkippedClip] = []
+    cache: CacheStats
+    efficiency: Efficiency = Efficiency()
+    timings: Timings
+    environment: Environment
+    date: datetime
+
+    @field_validator("scores", "aggregates", "details")
+    @classmethod
+    def _finite(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _check_finite(value, "")
+        return value
+
+    @field_validator("main_score")
+    @classmethod
+    def _finite_main(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError("main_score must be finite or null")
+        return value
+
+    def path(self, output_dir: str | os.PathLike[str]) -> Path:
+        return result_path(output_dir, self.model.name, self.model.revision, self.task.name)
+
+    def save(self, output_dir: str | os.PathLike[str]) -> Path:
+        """Write atomically, so an interrupted write never leaves half a file."""
+        path = self.path(output_dir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = self.model_dump_json(indent=2) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+        return path
+
+
+def _check_finite(value: Any, where: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"score {where or '<root>'} is not finite ({value}); use null")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_finite(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_finite(item, f"{where}[{i}]")
+
+
+def safe_component(name: str) -> str:
+    """Turn a model or revision name into one portable path component.
+
+    ``openai/whisper-large-v3`` becomes ``openai__whisper-large-v3``; anything
+    outside letters, digits and ``._+-`` becomes ``_``.
+    """
+    text = name.replace("/", "__")
+    text = re.sub(r"[^A-Za-z0-9._+-]", "_", text).strip(".")
+    return text or "_"
+
+
+def result_path(
+    output_dir: str | os.PathLike[str], model: str, revision: str | None, task: str
+) -> Path:
+    return (
+        Path(output_dir)
+        / safe_component(model)
+        / safe_component(revision or NO_REVISION)
+        / f"{safe_component(task)}.json"
+    )
+
+
+def load_result(path: str | os.PathLike[str]) -> TaskResult:
+    """Read and validate a result file; errors name the file."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{p}: not a readable JSON result file: {exc}") from exc
+    try:
+        return TaskResult.model_validate(data)
+    except ValueError as exc:
+        raise ValueError(f"{p}: invalid result file: {exc}") from exc
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)

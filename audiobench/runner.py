@@ -1,0 +1,243 @@
+"""Bulk embedding: decode, look up the cache, encode the misses, store, report progress.
+
+Clips stream through in chunks. While the encoder works on one chunk, worker
+threads decode the next (soundfile and soxr release the GIL). Within a
+chunk, cache misses are sorted by length and batched, so a batch pads little;
+each batch is committed to the cache as soon as it is encoded, which is what
+makes a killed run resumable.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from audiobench.audio import AudioDecodeError, Clip, decode_clip, waveform_hash
+from audiobench.cache import EmbeddingCache
+from audiobench.encoder import Encoder
+from audiobench.results import SkippedClip
+from audiobench.task import Embedder
+
+__all__ = ["CachedEmbedder", "EmbeddingError", "OnError", "RunStats"]
+
+OnError = Literal["raise", "skip"]
+
+
+class EmbeddingError(RuntimeError):
+    """The encoder failed on, or produced unusable output for, a specific clip."""
+
+    def __init__(self, clip: Clip, reason: str) -> None:
+        self.clip_id = clip.id
+        super().__init__(f"clip {clip.id!r} ({clip.audio.location}): {reason}")
+
+
+@dataclass
+class RunStats:
+    n_clips: int = 0
+    n_cached: int = 0
+    n_encoded: int = 0
+    encode_s: float = 0.0  # inside the encoder
+    wall_s: float = 0.0  # whole embedding passes: decoding, cache, encoding
+    audio_seconds: float = 0.0
+    skipped: list[SkippedClip] = field(default_factory=list)
+
+
+@dataclass
+class _Decoded:
+    clip: Clip
+    wave: np.ndarray | None
+    key: str | None
+    error: Exception | None = None
+
+
+class CachedEmbedder(Embedder):
+    """The :class:`~audiobench.task.Embedder` used by evaluation runs."""
+
+    def __init__(
+        self,
+        encoder: Encoder,
+        cache: EmbeddingCache | None,
+        *,
+        canonical_rate: int = 16000,
+        batch_size: int = 16,
+        on_error: OnError = "raise",
+        workers: int = 2,
+        chunk_size: int = 512,
+        progress: ProgressHook | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.encoder = encoder
+        self.cache = cache
+        self.canonical_rate = canonical_rate
+        self.batch_size = batch_size
+        self.on_error = on_error
+        self.workers = max(1, workers)
+        self.chunk_size = max(chunk_size, batch_size)
+        self.progress = progress
+        self.stats = RunStats()
+        self._fingerprint = encoder.fingerprint()
+        if cache is not None:
+            cache.register_encoder(self._fingerprint, encoder.describe())
+
+    def embed(self, clips: Sequence[Clip], description: str) -> tuple[list[Clip], list[np.ndarray]]:
+        t0 = time.perf_counter()
+        kept: list[Clip] = []
+        arrays: list[np.ndarray] = []
+        bar = self.progress.start(description, len(clips)) if self.progress else None
+        try:
+            for chunk in self._decoded_chunks(clips):
+                done = self._embed_chunk(chunk, bar)
+                for item in chunk:
+                    if item.clip.id in done:
+                        kept.append(item.clip)
+                        arrays.append(done[item.clip.id])
+        finally:
+            if bar is not None:
+                bar.close()
+            self.stats.wall_s += time.perf_counter() - t0
+        return kept, arrays
+
+    # -- stages ------------------------------------------------------------------
+
+    def _decode(self, clip: Clip) -> _Decoded:
+        rate = self.encoder.meta.sample_rate
+        try:
+            wave = decode_clip(clip, self.canonical_rate, rate)
+        except AudioDecodeError as exc:
+            return _Decoded(clip, None, None, exc)
+        return _Decoded(clip, wave, waveform_hash(wave, rate))
+
+    def _decoded_chunks(self, clips: Sequence[Clip]) -> Iterator[list[_Decoded]]:
+        """Yield decoded chunks, decoding chunk i+1 while chunk i is being encoded."""
+        starts = range(0, len(clips), self.chunk_size)
+        with ThreadPoolExecutor(self.workers, thread_name_prefix="audiobench-decode") as pool:
+            pending: list[Future[_Decoded]] | None = None
+            for start in starts:
+                batch = [
+                    pool.submit(self._decode, c) for c in clips[start : start + self.chunk_size]
+                ]
+                if pending is not None:
+                    yield [f.result() for f in pending]
+                pending = batch
+            if pending is not None:
+                yield [f.result() for f in pending]
+
+    def _skip_or_raise(self, clip: Clip, exc: Exception) -> None:
+        if self.on_error == "raise":
+            raise exc
+        self.stats.skipped.append(
+            SkippedClip(id=clip.id, location=clip.audio.location, reason=str(exc))
+        )
+
+    def _embed_chunk(self, chunk: list[_Decoded], bar: ProgressBar | None) -> dict[str, np.ndarray]:
+        """Embeddings of the chunk's usable clips, keyed by clip id."""
+        self.stats.n_clips += len(chunk)
+        good: list[_Decoded] = []
+        for item in chunk:
+            if item.error is not None:
+                self._skip_or_raise(item.clip, item.error)
+                if bar:
+                    bar.advance(1)
+            else:
+                good.append(item)
+        keys = {item.key for item in good if item.key}
+        found = self.cache.get_many(self._fingerprint, keys) if self.cache else {}
+        hits = [item for item in good if item.key in found]
+        self.stats.n_cached += len(hits)
+        if bar and hits:
+            bar.advance(len(hits))
+        # Identical waveforms (duplicates across the dataset) are encoded once.
+        misses: dict[str, _Decoded] = {}
+        for item in good:
+            if item.key not in found:
+                misses.setdefault(item.key or "", item)
+        todo = sorted(misses.values(), key=lambda it: len(it.wave) if it.wave is not None else 0)
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start : start + self.batch_size]
+            produced = self._encode_batch(batch)
+            if self.cache is not None and produced:
+                self.cache.put_many(self._fingerprint, list(produced.items()))
+            found.update(produced)
+            if bar:
+                bar.advance(len(batch))
+        if bar:
+            bar.advance(len(good) - len(hits) - len(todo))  # in-chunk duplicates
+        return {item.clip.id: found[item.key] for item in good if item.key in found}
+
+    def _encode_batch(self, batch: list[_Decoded]) -> dict[str, np.ndarray]:
+        waves = [item.wave for item in batch if item.wave is not None]
+        t0 = time.perf_counter()
+        try:
+            with _inference_mode():
+                outputs = self.encoder.embed(waves)
+        except Exception as exc:
+            if self.on_error == "raise" or len(batch) == 1:
+                ids = ", ".join(repr(it.clip.id) for it in batch[:5])
+                more = f" and {len(batch) - 5} more" if len(batch) > 5 else ""
+                err = EmbeddingError(
+                    batch[0].clip, f"encoder failed on a batch with clips {ids}{more}: {exc}"
+                )
+                if self.on_error == "raise":
+                    raise err from exc
+                self._skip_or_raise(batch[0].clip, err)
+                return {}
+            # Encode one by one to find and skip only the offending clips.
+            out: dict[str, np.ndarray] = {}
+            for item in batch:
+                out.update(self._encode_batch([item]))
+            return out
+        self.stats.encode_s += time.perf_counter() - t0
+        produced: dict[str, np.ndarray] = {}
+        rate = self.encoder.meta.sample_rate
+        for item, arr in zip(batch, outputs, strict=True):
+            arr = np.asarray(arr)
+            if arr.size == 0:
+                self._skip_or_raise(item.clip, EmbeddingError(item.clip, "empty embedding"))
+                continue
+            if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+                n_bad = int((~np.isfinite(arr)).sum())
+                self._skip_or_raise(
+                    item.clip, EmbeddingError(item.clip, f"embedding has {n_bad} NaN/Inf values")
+                )
+                continue
+            assert item.key is not None and item.wave is not None
+            produced[item.key] = arr
+            self.stats.n_encoded += 1
+            self.stats.audio_seconds += len(item.wave) / rate
+        return produced
+
+
+def _inference_mode() -> AbstractContextManager[object]:
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency
+        return nullcontext()
+    return torch.inference_mode()
+
+
+class ProgressBar:
+    """One bar; subclasses draw it. The base class only counts."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.completed = 0
+
+    def advance(self, n: int) -> None:
+        self.completed += n
+
+    def close(self) -> None:
+        pass
+
+
+class ProgressHook:
+    """Factory of progress bars, so the runner does not depend on a UI library."""
+
+    def start(self, description: str, total: int) -> ProgressBar:
+        return ProgressBar(total)

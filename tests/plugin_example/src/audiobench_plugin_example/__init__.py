@@ -1,0 +1,1 @@
+"""An example audiobench plugin package."""
