@@ -37,6 +37,7 @@ class OnErrorChoice(StrEnum):
 class ListWhat(StrEnum):
     tasks = "tasks"
     models = "models"
+    benchmarks = "benchmarks"
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
@@ -62,18 +63,25 @@ def _main(
 
 @app.command()
 def evaluate(
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="Model name (see `audiobench list models`).")
+    ],
     task: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--task",
             "-t",
             help="Task name (see `audiobench list tasks`), or folder:PATH for a zero-shot "
             "similarity task over your own clips. Repeat for several tasks.",
         ),
-    ],
-    model: Annotated[
-        str, typer.Option("--model", "-m", help="Model name (see `audiobench list models`).")
-    ],
+    ] = None,
+    benchmark: Annotated[
+        str | None,
+        typer.Option(
+            help="Run every task of a benchmark (see `audiobench list benchmarks`) and print "
+            "its table."
+        ),
+    ] = None,
     batch_size: Annotated[
         int, typer.Option(min=1, help="Clips per encoder batch (batches group similar lengths).")
     ] = 16,
@@ -139,14 +147,26 @@ def evaluate(
     """Evaluate a model on one or more tasks and write a JSON result per task."""
     from audiobench.evaluation import evaluate as run
 
+    tasks = list(task or [])
+    bench = None
+    if benchmark is not None:
+        from audiobench.benchmark import get_benchmark
+
+        try:
+            bench = get_benchmark(benchmark)
+        except LookupError as exc:
+            raise _fail(str(exc)) from None
+        tasks += [t for t in bench.tasks if t not in tasks]
+    if not tasks:
+        raise _fail("give at least one --task (or a --benchmark)", code=2)
     task_options: dict[str, Any] = {}
     if permutations is not None:
         task_options["n_permutations"] = permutations
     if bootstrap is not None:
         task_options["n_bootstrap"] = bootstrap
     try:
-        run(
-            task,
+        results = run(
+            tasks,
             model,
             output_dir=output_dir,
             batch_size=batch_size,
@@ -170,6 +190,24 @@ def evaluate(
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]: finished batches are cached; rerun to resume")
         raise typer.Exit(130) from None
+    if bench is not None:
+        out.print(_benchmark_table(bench, results))
+
+
+def _benchmark_table(bench: Any, results: list[Any]) -> Table:
+    table = Table(title=f"{bench.name} (ranked by {', then '.join(bench.rank_by)})")
+    table.add_column("model")
+    for column in bench.columns:
+        arrow = "↑" if column.higher_is_better else "↓"
+        table.add_column(f"{column.name} {arrow}", justify="right")
+    for row in bench.table(results):
+        cells = []
+        for column in bench.columns:
+            value = row[column.name]
+            scale = 100.0 if column.percent else 1.0
+            cells.append("–" if value is None else f"{value * scale:.2f}")
+        table.add_row(row["model"], *cells)
+    return table
 
 
 def _task_rows(family: str | None) -> list[dict[str, Any]]:
@@ -206,7 +244,7 @@ def _model_rows(kind: str | None) -> list[dict[str, Any]]:
 
 @app.command("list")
 def list_(
-    what: Annotated[ListWhat, typer.Argument(help="tasks or models")],
+    what: Annotated[ListWhat, typer.Argument(help="tasks, models or benchmarks")],
     type_: Annotated[
         str | None,
         typer.Option(
@@ -217,7 +255,26 @@ def list_(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """List registered tasks or models (built-in and plugins)."""
+    """List registered tasks, models or benchmarks (built-in and plugins)."""
+    if what is ListWhat.benchmarks:
+        from audiobench.benchmark import list_benchmarks
+
+        benches = list_benchmarks()
+        if as_json:
+            out.print_json(json.dumps([b.model_dump(mode="json") for b in benches.values()]))
+            return
+        table = Table()
+        for col in ("name", "tasks", "columns", "ranked by"):
+            table.add_column(col, overflow="fold")
+        for b in benches.values():
+            table.add_row(
+                b.name,
+                ", ".join(b.tasks),
+                ", ".join(c.name for c in b.columns),
+                ", ".join(b.rank_by),
+            )
+        out.print(table)
+        return
     reg = registry.tasks if what is ListWhat.tasks else registry.models
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", registry.PluginWarning)

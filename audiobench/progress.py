@@ -19,17 +19,18 @@ __all__ = ["RichProgress"]
 
 
 class _RichBar(ProgressBar):
-    def __init__(self, progress: Progress, task_id: TaskID, total: int) -> None:
+    def __init__(self, progress: Progress, task_id: TaskID, total: int, unit: str) -> None:
         super().__init__(total)
         self._progress = progress
         self._id = task_id
+        self._unit = unit
 
     def advance(self, n: int) -> None:
         super().advance(n)
         self._progress.update(self._id, advance=n)
         speed = self._progress.tasks[self._id].speed
         if speed:
-            self._progress.update(self._id, rate=f"{speed:.1f} clips/s")
+            self._progress.update(self._id, rate=f"{speed:.1f} {self._unit}/s")
 
     def close(self) -> None:
         self._progress.update(self._id, completed=self.completed)
@@ -57,6 +58,6 @@ class RichProgress(ProgressHook):
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()
 
-    def start(self, description: str, total: int) -> ProgressBar:
+    def start(self, description: str, total: int, unit: str = "clips") -> ProgressBar:
         task_id = self.progress.add_task(description, total=total, rate="")
-        return _RichBar(self.progress, task_id, total)
+        return _RichBar(self.progress, task_id, total, unit)

@@ -86,6 +86,11 @@ class CachedEmbedder(Embedder):
         if cache is not None:
             cache.register_encoder(self._fingerprint, encoder.describe())
 
+    def track(self, description: str, total: int, unit: str) -> ProgressBar:
+        if self.progress is None:
+            return ProgressBar(total)
+        return self.progress.start(description, total, unit)
+
     def embed(self, clips: Sequence[Clip], description: str) -> tuple[list[Clip], list[np.ndarray]]:
         t0 = time.perf_counter()
         kept: list[Clip] = []
@@ -239,5 +244,5 @@ class ProgressBar:
 class ProgressHook:
     """Factory of progress bars, so the runner does not depend on a UI library."""
 
-    def start(self, description: str, total: int) -> ProgressBar:
+    def start(self, description: str, total: int, unit: str = "clips") -> ProgressBar:
         return ProgressBar(total)

@@ -51,6 +51,7 @@ def load_task_clips(task: Task, progress: Callable[[str], None] | None = None) -
     """Load a task's clips from its declared source or the user's local copy."""
     meta = task.metadata
     say = progress or (lambda _msg: None)
+    wanted = _subsets_available(task, say)
     if task.dataset_path is not None:
         say(f"loading {meta.name} from local copy {task.dataset_path}")
         clips = _load_local(task.dataset_path, meta.columns, meta.splits, meta.dataset.config)
@@ -67,11 +68,33 @@ def load_task_clips(task: Task, progress: Callable[[str], None] | None = None) -
         clips = load_folder_clips(Path(meta.dataset.path).expanduser())
     else:
         clips = load_folder_clips(_generated_dir(task, say))
-    wanted = task.subsets_to_run()
     if wanted:
         keep = set(wanted)
         clips = [c for c in clips if c.subset in keep]
     return clips
+
+
+def _subsets_available(task: Task, say: Callable[[str], None]) -> tuple[str, ...]:
+    """The subsets to run; blind ones only where a local copy was given."""
+    meta = task.metadata
+    wanted = task.subsets_to_run()
+    if task.dataset_path is not None or not meta.blind_subsets:
+        return wanted
+    # Blind subsets are never published; they exist only in an owner's local copy.
+    blind = [s for s in wanted if s in meta.blind_subsets]
+    if not blind:
+        return wanted
+    rest = tuple(s for s in wanted if s not in meta.blind_subsets)
+    if not rest:
+        raise DatasetError(
+            f"task {meta.name}: subsets {blind} are blind and not on the hub; "
+            "point --dataset at the local copy that holds them"
+        )
+    say(
+        f"blind subsets {', '.join(blind)} are evaluated only from a local copy (--dataset); "
+        "leaving them out"
+    )
+    return rest
 
 
 def _generated_dir(task: Task, say: Callable[[str], None]) -> Path:
@@ -161,18 +184,19 @@ def _clips_from_table(ds: Any, columns: Columns, split: str, dataset_name: str) 
     import datasets
 
     present = set(ds.column_names)
-    wanted = {
-        k: v
-        for k, v in columns.model_dump().items()
-        if v is not None and k not in ("audio",) and (k != "label" or v in present)
-    }
-    missing = [v for k, v in wanted.items() if v not in present and k != "subset"]
-    if columns.audio not in present:
-        missing.insert(0, columns.audio)
+    mapping = columns.model_dump(exclude={"required"})
+    missing = [
+        mapping[key] for key in columns.required if mapping.get(key) and mapping[key] not in present
+    ]
     if missing:
         raise DatasetError(
             f"{dataset_name}: missing column(s) {missing}; columns present: {sorted(present)}"
         )
+    wanted = {
+        key: name
+        for key, name in mapping.items()
+        if key != "audio" and name is not None and name in present
+    }
     audio_ds = ds.select_columns([columns.audio]).cast_column(
         columns.audio, datasets.Audio(decode=False)
     )

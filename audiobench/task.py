@@ -73,6 +73,10 @@ class Columns(BaseModel):
     text: str | None = None
     group: str | None = None
     split: str | None = None
+    required: tuple[str, ...] = Field(
+        default=("audio", "label"),
+        description="Keys above whose column must exist; the others are used when present.",
+    )
 
 
 class TaskMetadata(BaseModel):
@@ -133,6 +137,10 @@ class Embedder(ABC):
     @abstractmethod
     def embed(self, clips: Sequence[Clip], description: str) -> tuple[list[Clip], list[Any]]:
         """Pooled embeddings of ``clips`` (cache first, encoder for the misses)."""
+
+    @abstractmethod
+    def track(self, description: str, total: int, unit: str) -> Any:
+        """A progress bar (``advance(n)``, ``close()``) for a family's own long work."""
 
 
 class Task(ABC):

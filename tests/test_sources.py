@@ -97,7 +97,7 @@ def test_hub_like_dataset_missing_column(tmp_path: Path) -> None:
             revision=None,
             config=None,
             splits=("train",),
-            columns=Columns(subset="subset", group="spk"),
+            columns=Columns(subset="subset", group="spk", required=("audio", "group")),
         )
 
 
@@ -106,3 +106,15 @@ def test_unreachable_hub_dataset_explains_offline_mode() -> None:
         load_hf_clips(
             "someone/not-here", revision="abc123", config=None, splits=("train",), columns=Columns()
         )
+
+
+def test_optional_columns_may_be_absent(tmp_path: Path) -> None:
+    root = write_hub_like(tmp_path / "ds", _rows())
+    clips = load_hf_clips(
+        str(root),
+        revision=None,
+        config=None,
+        splits=("train",),
+        columns=Columns(subset="subset", group="speaker"),
+    )
+    assert all(c.group is None for c in clips) and len(clips) == 6

@@ -32,6 +32,16 @@ def parse_main_score(spec: str) -> tuple[str, str]:
     return config, metric
 
 
+def parse_config(config: str) -> tuple[int | None, str]:
+    """``"pca100/spearman"`` -> (100, "spearman"); ``"raw/cosine"`` -> (None, "cosine")."""
+    reduction, sep, distance = config.partition("/")
+    if not sep or not (reduction == "raw" or reduction.removeprefix("pca").isdigit()):
+        raise ValueError(
+            f"configuration {config!r} must read 'raw/<distance>' or 'pca<N>/<distance>'"
+        )
+    return (None if reduction == "raw" else int(reduction.removeprefix("pca"))), distance
+
+
 class ZeroShotSimilarityTask(Task):
     """Base class of VocSim-style tasks; subclasses only declare metadata and defaults."""
 
@@ -55,9 +65,13 @@ class ZeroShotSimilarityTask(Task):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        # The headline configuration is always evaluated, whatever grid is asked for.
+        main_pca, main_distance = parse_config(parse_main_score(self.metadata.main_score)[0])
+        distances = tuple(distances or self.distances)
+        pcas = tuple(pca if pca is not None else self.pca)
         self.grid: dict[str, Any] = {
-            "distances": tuple(distances or self.distances),
-            "pca": tuple(pca if pca is not None else self.pca),
+            "distances": distances + ((main_distance,) if main_distance not in distances else ()),
+            "pca": pcas + ((main_pca,) if main_pca not in pcas else ()),
             "ks": self.ks,
             "metrics": tuple(metrics or self.metrics),
             "n_permutations": n_permutations,
@@ -88,13 +102,25 @@ class ZeroShotSimilarityTask(Task):
                 raise ValueError(
                     f"task {self.name}, subset {subset}: fewer than 2 clips left to compare"
                 )
-            report = zero_shot_similarity(
-                collate(arrays),
-                [c.label for c in kept],
-                ids=[c.id for c in kept],
-                device=self.device,
-                **self.grid,
-            )
+            bars: list[Any] = []
+
+            def advance(_what: str, n: int, total: int, subset: str = subset) -> None:
+                if not bars:
+                    bars.append(embedder.track(f"{self.name} {subset} scoring", total, "steps"))
+                bars[0].advance(n)
+
+            try:
+                report = zero_shot_similarity(
+                    collate(arrays),
+                    [c.label for c in kept],
+                    ids=[c.id for c in kept],
+                    device=self.device,
+                    progress=advance,
+                    **self.grid,
+                )
+            finally:
+                if bars:
+                    bars[0].close()
             per_subset[subset] = report.to_dict()
             if self.on_subset is not None:
                 self.on_subset(subset, per_subset[subset])

@@ -1,0 +1,108 @@
+"""Benchmarks: named collections of tasks with a rule that turns results into a table.
+
+A benchmark declares its columns (which task, which aggregate, which score,
+which direction is better) and what it is ranked by. Built-in and plugin
+benchmarks register under the entry-point group ``audiobench.benchmarks``,
+each entry pointing at a :class:`Benchmark` instance.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable
+from importlib import metadata
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from audiobench.results import TaskResult
+
+__all__ = ["Benchmark", "ScoreColumn", "get_benchmark", "list_benchmarks"]
+
+GROUP = "audiobench.benchmarks"
+
+
+class ScoreColumn(BaseModel):
+    """One column of a benchmark table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    task: str
+    score: str = Field(description="'<config>:<metric>' for zero-shot similarity, else a key.")
+    aggregate: str | None = Field(
+        default="public", description="Aggregate group ('public', 'blind'); None: main score."
+    )
+    higher_is_better: bool = True
+    percent: bool = Field(default=True, description="Shown ×100 in tables.")
+
+
+class Benchmark(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    description: str
+    tasks: tuple[str, ...]
+    columns: tuple[ScoreColumn, ...]
+    rank_by: tuple[str, ...] = Field(
+        description="Column names, in order: the first available one ranks a model."
+    )
+
+    def value(self, column: ScoreColumn, result: TaskResult) -> float | None:
+        """The column's number in ``result`` (None where the result does not have it)."""
+        if column.aggregate is None:
+            return result.main_score
+        config, _, metric = column.score.rpartition(":")
+        group = result.aggregates.get(column.aggregate, {})
+        value = group.get("configs", {}).get(config, {}).get(metric)
+        return None if value is None or not math.isfinite(value) else float(value)
+
+    def table(self, results: Iterable[TaskResult]) -> list[dict[str, Any]]:
+        """One row per (model, revision), ranked; missing scores stay None, never 0."""
+        rows: dict[tuple[str, str | None], dict[str, Any]] = {}
+        for result in results:
+            if result.task.name not in self.tasks:
+                continue
+            key = (result.model.name, result.model.revision)
+            row = rows.setdefault(
+                key, {"model": key[0], "revision": key[1], **{c.name: None for c in self.columns}}
+            )
+            for column in self.columns:
+                if column.task == result.task.name:
+                    row[column.name] = self.value(column, result)
+        by_name = {c.name: c for c in self.columns}
+
+        def rank_key(row: dict[str, Any]) -> tuple[Any, ...]:
+            for name in self.rank_by:
+                value = row.get(name)
+                if value is not None:
+                    sign = -1.0 if by_name[name].higher_is_better else 1.0
+                    return (self.rank_by.index(name), sign * value, row["model"])
+            return (len(self.rank_by), 0.0, row["model"])
+
+        return sorted(rows.values(), key=rank_key)
+
+
+def list_benchmarks() -> dict[str, Benchmark]:
+    """Every registered benchmark; a broken entry warns and is left out."""
+    found: dict[str, Benchmark] = {}
+    for ep in metadata.entry_points(group=GROUP):
+        try:
+            bench = ep.load()
+        except Exception as exc:
+            dist = ep.dist.name if ep.dist else "?"
+            warnings.warn(
+                f"benchmark {ep.name!r} from {dist!r} failed to load: {exc}", stacklevel=2
+            )
+            continue
+        if isinstance(bench, Benchmark):
+            found.setdefault(bench.name, bench)
+    return found
+
+
+def get_benchmark(name: str) -> Benchmark:
+    benches = list_benchmarks()
+    if name not in benches:
+        raise LookupError(f"unknown benchmark {name!r}; known: {', '.join(sorted(benches))}")
+    return benches[name]
