@@ -102,25 +102,18 @@ class ZeroShotSimilarityTask(Task):
                 raise ValueError(
                     f"task {self.name}, subset {subset}: fewer than 2 clips left to compare"
                 )
-            bars: list[Any] = []
-
-            def advance(_what: str, n: int, total: int, subset: str = subset) -> None:
-                if not bars:
-                    bars.append(embedder.track(f"{self.name} {subset} scoring", total, "steps"))
-                bars[0].advance(n)
-
+            bar = _LazyBar(embedder, f"{self.name} {subset} scoring")
             try:
                 report = zero_shot_similarity(
                     collate(arrays),
                     [c.label for c in kept],
                     ids=[c.id for c in kept],
                     device=self.device,
-                    progress=advance,
+                    progress=bar,
                     **self.grid,
                 )
             finally:
-                if bars:
-                    bars[0].close()
+                bar.close()
             per_subset[subset] = report.to_dict()
             if self.on_subset is not None:
                 self.on_subset(subset, per_subset[subset])
@@ -145,6 +138,24 @@ class ZeroShotSimilarityTask(Task):
                 "grid": {k: list(v) if isinstance(v, tuple) else v for k, v in self.grid.items()}
             },
         )
+
+
+class _LazyBar:
+    """Opens a progress bar on the metrics engine's first report, when its total is known."""
+
+    def __init__(self, embedder: Embedder, description: str) -> None:
+        self._embedder = embedder
+        self._description = description
+        self._bar: Any = None
+
+    def __call__(self, _what: str, advance: int, total: int) -> None:
+        if self._bar is None:
+            self._bar = self._embedder.track(self._description, total, "steps")
+        self._bar.advance(advance)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 def macro_average(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -1,0 +1,50 @@
+"""Where the engine runs: the torch device and the number of CPU threads.
+
+The engine is written in torch so the same code runs on CPU (the default, and all that is
+required) or on a CUDA device when the caller passes one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import torch
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    """``None`` means CPU; a CUDA device is accepted only when CUDA is actually available."""
+    if device is None:
+        return torch.device("cpu")
+    resolved = torch.device(device)
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} requested but CUDA is not available")
+    return resolved
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on (the affinity mask, which containers restrict)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
+        return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def limited_cpu_threads() -> Iterator[int]:
+    """Run torch CPU kernels on no more threads than there are usable cores.
+
+    torch's default thread count can exceed the cores a container grants (it counts the host's
+    cores); oversubscribing makes the memory-bound block passes slower, not faster. A lower
+    setting chosen by the caller is kept. The previous setting is restored on exit.
+    """
+    before = torch.get_num_threads()
+    threads = min(before, available_cores())
+    if threads != before:
+        torch.set_num_threads(threads)
+    try:
+        yield threads
+    finally:
+        if threads != before:
+            torch.set_num_threads(before)

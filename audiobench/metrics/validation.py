@@ -1,0 +1,153 @@
+"""Input checks for embeddings, clip ids and distance matrices.
+
+Errors name the offending clips so that a user can find them in their data: by the caller's
+clip id when ``ids`` were given, else by row index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from audiobench.metrics.blocks import row_ranges
+from audiobench.metrics.errors import InvalidEmbeddingsError
+from audiobench.metrics.labels import EncodedLabels, encode_labels
+
+#: How many offending clips an error message lists before summarising the rest.
+MAX_LISTED_CLIPS: int = 10
+
+
+def clip_names(
+    positions: Sequence[int] | np.ndarray, ids: Sequence[str | int] | None
+) -> list[str | int]:
+    """The caller's id of each clip position (or the position itself when there are no ids).
+
+    ``ids`` may itself hold integers: the grid passes the input indices of the labelled clips
+    so that errors about a subset still name clips by their position in the caller's input.
+    """
+    if ids is None:
+        return [int(p) for p in positions]
+    return [ids[int(p)] for p in positions]
+
+
+def describe_clips(names: Sequence[str | int]) -> str:
+    """``"'a', 'b' and 3 more"``: at most :data:`MAX_LISTED_CLIPS` names, then a count."""
+    shown = ", ".join(
+        repr(name) if isinstance(name, str) else str(name) for name in names[:MAX_LISTED_CLIPS]
+    )
+    rest = len(names) - MAX_LISTED_CLIPS
+    return f"{shown} and {rest} more" if rest > 0 else shown
+
+
+def invalid_clips_error(
+    problem: str, positions: Sequence[int] | np.ndarray, ids: Sequence[str | int] | None
+) -> InvalidEmbeddingsError:
+    """Build an :class:`InvalidEmbeddingsError` for ``problem`` naming the given clips."""
+    names = clip_names(positions, ids)
+    noun = "clip" if len(names) == 1 else "clips"
+    kind = "indices" if all(isinstance(name, int) for name in names) else "ids"
+    return InvalidEmbeddingsError(
+        f"{problem}: {len(names)} {noun} ({kind}: {describe_clips(names)})", names
+    )
+
+
+def validate_ids(ids: Sequence[object] | None, n_clips: int) -> list[str] | None:
+    """Return the clip ids as strings, checking there is one per clip."""
+    if ids is None:
+        return None
+    if isinstance(ids, str | bytes):
+        raise ValueError("ids must be a sequence with one id per clip, not a string")
+    names = [str(clip_id) for clip_id in (ids.tolist() if isinstance(ids, np.ndarray) else ids)]
+    if len(names) != n_clips:
+        raise ValueError(f"got {len(names)} ids for {n_clips} clips")
+    return names
+
+
+def _to_numpy(values: object) -> np.ndarray:
+    if isinstance(values, torch.Tensor):
+        return values.detach().cpu().numpy()
+    return np.asarray(values)
+
+
+def validate_embeddings(
+    X: object, ids: Sequence[object] | None = None
+) -> tuple[np.ndarray, list[str] | None]:
+    """Return embeddings as a C-contiguous float64 array of shape (N, dim), and the clip ids.
+
+    float64 because the embedding-side preprocessing (PCA, normalisation, ranks) is cheap
+    relative to the N × N work and benefits from the precision; the N × N matrix itself is
+    float32.
+
+    The ids come back as strings (``None`` when not given), checked to be one per clip.
+
+    Raises
+    ------
+    ValueError
+        If X is not a 2-D real array with at least two rows and one column, or the number of
+        ids differs from the number of clips.
+    InvalidEmbeddingsError
+        If some rows contain NaN or infinite values (names those clips).
+    """
+    array = _to_numpy(X)
+    if array.ndim != 2:
+        raise ValueError(
+            f"embeddings must be a 2-D array (clips × features), got shape {array.shape}"
+        )
+    if array.shape[0] < 2 or array.shape[1] < 1:
+        raise ValueError(f"need at least 2 clips and 1 feature, got shape {array.shape}")
+    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise ValueError(f"embeddings must be real numbers, got dtype {array.dtype}")
+    names = validate_ids(ids, array.shape[0])
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(array).all(axis=1))
+    if bad.size:
+        raise invalid_clips_error("embeddings contain NaN or infinite values", bad, names)
+    return array, names
+
+
+def validate_distance_matrix(D: object, device: torch.device) -> torch.Tensor:
+    """Return D as a contiguous floating tensor on ``device`` (no copy when it already is one).
+
+    float32 and float64 are kept as given; other dtypes become float64. D must be square and
+    finite. Symmetry and the zero diagonal are not checked (that would cost a full pass); every
+    metric excludes self-distances explicitly, so a non-zero diagonal does not change results.
+    """
+    if isinstance(D, torch.Tensor):
+        tensor = D.detach()
+    else:
+        array = np.asarray(D)
+        if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+            raise ValueError(f"distance matrix must hold real numbers, got dtype {array.dtype}")
+        tensor = torch.from_numpy(np.ascontiguousarray(array))
+    if tensor.dtype not in (torch.float32, torch.float64):
+        tensor = tensor.to(torch.float64)
+    if tensor.ndim != 2 or tensor.shape[0] != tensor.shape[1]:
+        raise ValueError(f"distance matrix must be square, got shape {tuple(tensor.shape)}")
+    if tensor.shape[0] < 2:
+        raise ValueError("distance matrix must cover at least 2 clips")
+    tensor = tensor.to(device).contiguous()
+    n = int(tensor.shape[0])
+    finite_rows = torch.empty(n, dtype=torch.bool, device=tensor.device)
+    # A row sum is finite when every entry is (NaN and ±inf propagate), so one cheap pass
+    # finds candidate rows; only those are checked entry by entry (a sum can also overflow).
+    # Row blocks: torch.isfinite on the whole matrix would allocate N × N temporaries.
+    for start, stop in row_ranges(n, n):
+        finite_rows[start:stop] = torch.isfinite(tensor[start:stop].sum(dim=1))
+    for row in torch.nonzero(~finite_rows).flatten().tolist():
+        finite_rows[row] = bool(torch.isfinite(tensor[row]).all())
+    if not bool(finite_rows.all()):
+        bad = torch.nonzero(~finite_rows).flatten().cpu().numpy()
+        raise ValueError(
+            f"distance matrix has NaN or infinite values in rows {describe_clips(bad.tolist())}"
+        )
+    return tensor
+
+
+def validate_labelled_matrix(
+    D: object, labels: object, device: torch.device
+) -> tuple[torch.Tensor, EncodedLabels]:
+    """Validate a distance matrix and encode one label per row (see :mod:`labels`)."""
+    tensor = validate_distance_matrix(D, device)
+    return tensor, encode_labels(labels, int(tensor.shape[0]))  # type: ignore[arg-type]

@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+import torch
+from scipy.spatial.distance import cdist
+
+from audiobench.metrics import InvalidEmbeddingsError, pairwise_distances
+from audiobench.metrics.distances import average_ranks
+
+from . import reference
+
+
+def test_hand_computed_distances() -> None:
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [1.0, 1.0]])
+    D = pairwise_distances(X, "cosine", dtype=np.float64)
+    assert D[0, 1] == pytest.approx(0.5)  # orthogonal: (1 − 0) / 2
+    assert D[0, 2] == pytest.approx(1.0)  # opposite: (1 − (−1)) / 2
+    assert D[0, 3] == pytest.approx((1 - 1 / math.sqrt(2)) / 2)  # 45°: 0.1464466
+    E = pairwise_distances(np.array([[0.0, 0.0], [3.0, 4.0]]), "euclidean", dtype=np.float64)
+    assert E[0, 1] == pytest.approx(5.0)
+    # Spearman: (1,2,3) vs (3,2,1) are perfectly anti-correlated -> 1.
+    S = pairwise_distances(np.array([[1.0, 2, 3], [3.0, 2, 1]]), "spearman", dtype=np.float64)
+    assert S[0, 1] == pytest.approx(1.0)
+    # With a tie: ranks (1, 2.5, 2.5, 4) vs (1, 2, 3, 4): centred dot 4.5, norms √4.5 and √5,
+    # ρ = 4.5 / √22.5 = 0.9486833, distance (1 − ρ) / 2 = 0.0256584.
+    T = pairwise_distances(
+        np.array([[1.0, 2, 2, 3], [10.0, 20, 30, 40]]), "spearman", dtype=np.float64
+    )
+    assert T[0, 1] == pytest.approx((1 - 4.5 / math.sqrt(22.5)) / 2)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean", "spearman"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matches_brute_force(metric: str, dtype: type, small_blocks: None) -> None:
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(23, 7))
+    X[:, 5] = np.round(X[:, 5])  # some ties inside rows (spearman)
+    X[4] = X[9]  # duplicate clips
+    D = pairwise_distances(X, metric, dtype=dtype)
+    expected = reference.distance_matrix(X, metric)
+    assert D.dtype == dtype
+    np.testing.assert_allclose(D, expected, atol=1e-6 if dtype == np.float32 else 1e-7)
+    assert np.array_equal(D, D.T)
+    assert np.all(np.diag(D) == 0)
+
+
+def test_matches_scipy_on_larger_input() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 40))
+    np.testing.assert_allclose(
+        pairwise_distances(X, "cosine", dtype=np.float64),
+        np.clip(cdist(X, X, "cosine") / 2, 0, 1),
+        atol=1e-12,
+    )
+    np.testing.assert_allclose(
+        pairwise_distances(X, "euclidean", dtype=np.float64), cdist(X, X), atol=1e-9
+    )
+    ranks = scipy.stats.rankdata(X, axis=1)
+    expected = np.clip(cdist(ranks, ranks, "correlation") / 2, 0, 1)
+    np.fill_diagonal(expected, 0)
+    np.testing.assert_allclose(
+        pairwise_distances(X, "spearman", dtype=np.float64), expected, atol=1e-12
+    )
+
+
+def test_average_ranks_match_scipy_with_ties() -> None:
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, size=(50, 9)).astype(float)
+    np.testing.assert_array_equal(
+        average_ranks(torch.from_numpy(X)).numpy(), scipy.stats.rankdata(X, axis=1)
+    )
+
+
+def test_spearman_is_rank_based() -> None:
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(12, 6))
+    # A strictly increasing transform of every value leaves all ranks, hence D, unchanged.
+    np.testing.assert_allclose(
+        pairwise_distances(X, "spearman", dtype=np.float64),
+        pairwise_distances(np.exp(3 * X), "spearman", dtype=np.float64),
+        atol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean", "spearman"])
+def test_non_finite_rows_are_named(metric: str) -> None:
+    X = np.ones((5, 3)) + np.arange(15).reshape(5, 3) ** 2
+    X[1, 2] = np.nan
+    X[3, 0] = np.inf
+    with pytest.raises(InvalidEmbeddingsError, match=r"'b'.*'d'") as caught:
+        pairwise_distances(X, metric, ids=["a", "b", "c", "d", "e"])
+    assert caught.value.clip_ids == ("b", "d")
+    with pytest.raises(ValueError, match=r"indices: 1, 3"):
+        pairwise_distances(X, metric)
+
+
+def test_zero_vector_under_cosine_is_named() -> None:
+    X = np.eye(4)
+    X[2] = 0.0
+    with pytest.raises(InvalidEmbeddingsError, match=r"zero vectors.*'c2'") as caught:
+        pairwise_distances(X, "cosine", ids=[f"c{i}" for i in range(4)])
+    assert caught.value.clip_ids == ("c2",)
+    pairwise_distances(X, "euclidean")  # fine for euclidean
+
+
+def test_constant_vector_under_spearman_is_named() -> None:
+    X = np.arange(12.0).reshape(4, 3)
+    X[0] = 7.0
+    with pytest.raises(InvalidEmbeddingsError, match=r"constant vectors.*'x'"):
+        pairwise_distances(X, "spearman", ids=["x", "y", "z", "w"])
+    pairwise_distances(X, "cosine")  # a constant non-zero vector is fine for cosine
+
+
+def test_long_lists_of_bad_clips_are_summarised() -> None:
+    X = np.full((30, 2), np.nan)
+    X[0] = 1.0
+    with pytest.raises(InvalidEmbeddingsError, match=r"29 clips .* and 19 more") as caught:
+        pairwise_distances(X, "cosine")
+    assert len(caught.value.clip_ids) == 29
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="unknown distance"):
+        pairwise_distances(np.eye(3), "manhattan")
+    with pytest.raises(ValueError, match="2-D"):
+        pairwise_distances(np.ones(3), "cosine")
+    with pytest.raises(ValueError, match="ids"):
+        pairwise_distances(np.eye(3), "cosine", ids=["a"])
+    with pytest.raises(ValueError, match="dtype"):
+        pairwise_distances(np.eye(3), "cosine", dtype=np.int32)

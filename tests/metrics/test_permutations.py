@@ -1,0 +1,196 @@
+"""The permutation engine and the calibration statistics built on it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from audiobench.metrics import gsr, precision_at_k, relabelling, zero_shot_similarity
+from audiobench.metrics.calibration import (
+    bootstrap_margin,
+    bootstrap_means,
+    label_permutation,
+    summarize_null,
+)
+from audiobench.metrics.labels import encode_labels, filter_classes
+from audiobench.metrics.relabelling import RelabellingEvaluator
+from audiobench.metrics.separation import mean_separation
+
+from .data import clustered_embeddings, random_case
+
+
+def _engine(D: np.ndarray, labels: list[object], ks=(1, 5), **kwargs):
+    """An engine over the labelled clips, set up as the grid sets it up."""
+    encoded = encode_labels(labels, len(labels))
+    labelled = encoded.labelled
+    kept = filter_classes(encoded, 2)
+    positions = np.searchsorted(labelled, kept.members)
+    matrix = torch.from_numpy(np.ascontiguousarray(D[np.ix_(labelled, labelled)], dtype=np.float32))
+    engine = RelabellingEvaluator(
+        matrix,
+        precision_codes=torch.from_numpy(encoded.codes[labelled]),
+        ks=ks,
+        gsr_members=None
+        if positions.shape[0] == labelled.shape[0]
+        else torch.from_numpy(positions),
+        gsr_codes=torch.from_numpy(kept.codes),
+        gsr_sizes=torch.from_numpy(kept.class_sizes),
+        **kwargs,
+    )
+    return engine, matrix.numpy(), encoded.codes[labelled], positions
+
+
+def _cases():
+    rng = np.random.default_rng(0)
+    many = random_case(rng, 90, 25)
+    with_gaps = random_case(rng, 70, 8, unlabelled=0.2)
+    with_gaps[1][3] = "singleton"
+    tied = random_case(rng, 60, 6, ties=True)
+    few = random_case(rng, 64, 2)  # two big classes: matrix-product mode
+    return {"many": many, "with_gaps": with_gaps, "tied": tied, "few": few}
+
+
+def test_cost_model_picks_the_avg_id_method() -> None:
+    cases = _cases()
+    assert _engine(*cases["many"])[0].uses_pairs
+    assert not _engine(*cases["few"])[0].uses_pairs
+
+
+@pytest.mark.parametrize("case", ["many", "with_gaps", "tied", "few"])
+@pytest.mark.parametrize("list_length", [2, 32])
+@pytest.mark.parametrize("mode", ["pairs", "products"])
+def test_fast_path_equals_recomputation(
+    case: str, list_length: int, mode: str, small_blocks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Force either AvgID method regardless of the cost model.
+    monkeypatch.setattr(relabelling, "PAIR_COST_IN_MULTIPLY_ADDS", 0.0 if mode == "pairs" else 1e12)
+    D, labels = _cases()[case]
+    engine, matrix, codes, positions = _engine(D, labels, list_length=list_length)
+    assert engine.uses_pairs == (mode == "pairs")
+    n_gsr = positions.shape[0]
+    for index in range(4):
+        # P@k under the permuted labels, exactly (integer hit counts).
+        perm = label_permutation(codes.shape[0], 7, 0, index)
+        hits = engine.precision_hits(torch.from_numpy(perm))
+        for k in (1, 5):
+            fast = int(hits[k].sum()) / (codes.shape[0] * k)
+            assert fast == precision_at_k(matrix, codes[perm].tolist(), k)
+        # GSR: shuffle the labels of the GSR clips only (excluded clips keep theirs).
+        gsr_perm = label_permutation(n_gsr, 7, 1, index)
+        scores, evaluated = engine.gsr_scores(torch.from_numpy(gsr_perm))
+        raw, count = mean_separation(scores[None], evaluated[None])
+        shuffled = codes.copy()
+        shuffled[positions] = codes[positions][gsr_perm]
+        scratch = gsr(matrix, shuffled.tolist(), return_details=True)
+        assert float((raw[0] + 1) / 2) == scratch.value
+        assert int(count[0]) == scratch.n_evaluated
+
+
+def test_short_lists_use_the_exact_fallback_and_agree() -> None:
+    # Two classes of 30: with L = 2 the observed labelling resolves almost no clip from its
+    # neighbour list (both neighbours share its class), so the exact fallback does the work.
+    rng = np.random.default_rng(1)
+    X, y = clustered_embeddings(rng, [30, 30, 5], dim=4, spread=0.05)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    engine, matrix, codes, _ = _engine(D, y.tolist(), list_length=2)
+    scores, evaluated = engine.gsr_scores(torch.arange(codes.shape[0]))
+    raw, _ = mean_separation(scores[None], evaluated[None])
+    assert float((raw[0] + 1) / 2) == pytest.approx(gsr(matrix, y.tolist()), abs=1e-12)
+
+
+def test_null_values_match_one_by_one_evaluation() -> None:
+    D, labels = _cases()["with_gaps"]
+    engine, _, codes, positions = _engine(D, labels)
+
+    def permutations(index: int):
+        return label_permutation(codes.shape[0], 3, 0, index), label_permutation(
+            positions.shape[0], 3, 1, index
+        )
+
+    advanced: list[int] = []
+    nulls = engine.null_values(37, permutations, advanced.append)
+    assert sum(advanced) == 37
+    for index in (0, 17, 36):
+        precision_perm, gsr_perm = permutations(index)
+        hits = engine.precision_hits(torch.from_numpy(precision_perm))
+        assert nulls["p@5"][index] == int(hits[5].sum()) / (codes.shape[0] * 5)
+        scores, evaluated = engine.gsr_scores(torch.from_numpy(gsr_perm)[None])
+        raw, _ = mean_separation(scores, evaluated)
+        assert nulls["gsr"][index] == float((raw[0] + 1) / 2)
+
+
+def _small_grid(X: np.ndarray, labels, **kwargs):
+    options = {"distances": ("cosine",), "pca": (None,), "n_permutations": 199, "n_bootstrap": 50}
+    options.update(kwargs)
+    return zero_shot_similarity(X, labels, **options)
+
+
+def test_random_embeddings_sit_in_the_null() -> None:
+    # Embeddings unrelated to the labels: each observed value is one more draw from the null,
+    # so lifts stay within the null's spread and p-values are spread over (0, 1].
+    p_values = []
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(240, 16))
+        labels = rng.integers(0, 12, size=240)
+        scores = _small_grid(X, labels).configs["raw/cosine"]
+        for metric in ("p@1", "p@5", "gsr"):
+            summary = scores[metric]
+            assert abs(summary.lift) <= 2 * (summary.baseline_high - summary.baseline_low)
+            assert summary.baseline_low <= summary.baseline_mean <= summary.baseline_high
+            p_values.append(summary.p_value)
+    assert min(p_values) > 0.005
+    assert 0.3 < float(np.mean(p_values)) < 0.7
+
+
+def test_separated_classes_reach_the_smallest_p_value() -> None:
+    rng = np.random.default_rng(5)
+    X, y = clustered_embeddings(rng, [12] * 8, dim=10, spread=0.01)
+    report = _small_grid(X, y, distances=("cosine", "euclidean", "spearman"))
+    for scores in report.configs.values():
+        assert scores["p@1"].value == scores["p@5"].value == 1.0
+        for metric in ("p@1", "p@5", "gsr"):
+            assert scores[metric].p_value == pytest.approx(1 / 200)
+            assert scores[metric].lift > 0.3
+
+
+def test_permutations_are_reproducible() -> None:
+    rng = np.random.default_rng(6)
+    X, y = clustered_embeddings(rng, [6] * 10, dim=8, spread=1.0)
+    first = _small_grid(X, y, seed=3).to_dict()
+    assert first == _small_grid(X, y, seed=3).to_dict()
+    other = _small_grid(X, y, seed=4).to_dict()
+    assert (
+        first["configs"]["raw/cosine"]["gsr"]["value"]
+        == other["configs"]["raw/cosine"]["gsr"]["value"]
+    )
+    assert (
+        first["configs"]["raw/cosine"]["gsr"]["baseline_mean"]
+        != other["configs"]["raw/cosine"]["gsr"]["baseline_mean"]
+    )
+    # Permutation i does not depend on how many were drawn before it.
+    assert np.array_equal(label_permutation(50, 3, 0, 9), label_permutation(50, 3, 0, 9))
+    assert not np.array_equal(label_permutation(50, 3, 0, 9), label_permutation(50, 3, 0, 8))
+
+
+def test_summarize_null() -> None:
+    null = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
+    summary = summarize_null(null, 0.4)
+    assert summary.baseline == pytest.approx(0.3)
+    assert summary.lift == pytest.approx(0.1)
+    assert summary.p_value == pytest.approx((1 + 2) / 6)  # 0.4 and 0.5 reach it
+    assert (summary.low, summary.high) == pytest.approx(tuple(np.percentile(null, [2.5, 97.5])))
+    assert summarize_null(null, 9.0).p_value == pytest.approx(1 / 6)
+
+
+def test_bootstrap_margin() -> None:
+    assert bootstrap_margin(np.full(40, 0.3), 100, 0) == 0.0
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=2000)
+    margin = bootstrap_margin(values, 300, (1, 2))
+    # Close to the normal-theory half-width 1.96·sd/√n.
+    assert margin == pytest.approx(1.96 * values.std() / np.sqrt(values.size), rel=0.15)
+    assert margin == bootstrap_margin(values, 300, (1, 2))
+    assert bootstrap_margin(values, 300, (1, 2), scale=0.5) == pytest.approx(margin / 2)
+    assert bootstrap_means(values, 7, 0).shape == (7,)
