@@ -102,6 +102,8 @@ def evaluate(
         raise ValueError("no task given")
     if dataset is not None and len(task_specs) > 1:
         raise ValueError("a local dataset path applies to one task; run tasks separately")
+    if isinstance(model, Encoder) and pooling is not None:
+        raise ValueError("pass pooling to the encoder's constructor when giving an instance")
     encoder = _make_encoder(
         model,
         {
@@ -112,8 +114,6 @@ def evaluate(
             **(model_options or {}),
         },
     )
-    if isinstance(model, Encoder) and pooling is not None:
-        raise ValueError("pass pooling to the encoder's constructor when giving an instance")
     cache = EmbeddingCache(cache_dir) if use_cache else None
     results = []
     try:
