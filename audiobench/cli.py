@@ -142,6 +142,14 @@ def evaluate(
     bootstrap: Annotated[
         int | None, typer.Option(min=0, help="Zero-shot similarity: bootstrap resamples.")
     ] = None,
+    paper_filters: Annotated[
+        bool,
+        typer.Option(
+            help="Zero-shot similarity on your own data: apply the VocSim paper's filters per "
+            "subset (drop clips above the 98th duration percentile, then classes with fewer "
+            "than 6 clips). The published VocSim data is already filtered."
+        ),
+    ] = False,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Evaluate a model on one or more tasks and write a JSON result per task."""
@@ -164,6 +172,8 @@ def evaluate(
         task_options["n_permutations"] = permutations
     if bootstrap is not None:
         task_options["n_bootstrap"] = bootstrap
+    if paper_filters:
+        task_options.update(max_duration_percentile=98.0, min_clips_per_class=6)
     try:
         results = run(
             tasks,

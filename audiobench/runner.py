@@ -82,6 +82,7 @@ class CachedEmbedder(Embedder):
         self.chunk_size = max(chunk_size, batch_size)
         self.progress = progress
         self.stats = RunStats()
+        self.durations: dict[str, float] = {}
         self._fingerprint = encoder.fingerprint()
         if cache is not None:
             cache.register_encoder(self._fingerprint, encoder.describe())
@@ -152,6 +153,8 @@ class CachedEmbedder(Embedder):
                     bar.advance(1)
             else:
                 good.append(item)
+                assert item.wave is not None
+                self.durations[item.clip.id] = len(item.wave) / self.encoder.meta.sample_rate
         keys = {item.key for item in good if item.key}
         found = self.cache.get_many(self._fingerprint, keys) if self.cache else {}
         hits = [item for item in good if item.key in found]

@@ -133,6 +133,8 @@ class Embedder(ABC):
     """
 
     encoder: Encoder
+    #: Decoded duration in seconds of every clip embedded so far, by clip id.
+    durations: dict[str, float]
 
     @abstractmethod
     def embed(self, clips: Sequence[Clip], description: str) -> tuple[list[Clip], list[Any]]:

@@ -206,3 +206,31 @@ def test_python_api(tmp_path: Path, labelled_folder: Path) -> None:
     # The headline configuration is evaluated even though the grid asked for raw/cosine only.
     assert result.main_score_name == "pca100/spearman:gsr"
     assert result.main_score == configs["pca100/spearman"]["gsr"]["value"] is not None
+
+
+def test_paper_filters_drop_long_clips_and_small_classes(tmp_path: Path) -> None:
+    root = tmp_path / "calls"
+    for k in range(8):  # class "a": 8 clips, the last one far longer than the rest
+        write_tone(root / "a" / f"{k}.wav", freq=300.0 + k, seconds=2.0 if k == 7 else 0.3)
+    for k in range(7):
+        write_tone(root / "b" / f"{k}.wav", freq=3000.0 + k, seconds=0.3)
+    for k in range(3):  # class "c": too small for the paper's minimum of 6
+        write_tone(root / "c" / f"{k}.wav", freq=1200.0 + k, seconds=0.3)
+    code, _, err = run_cli(
+        "evaluate",
+        "--task",
+        f"folder:{root}",
+        "--model",
+        "log-mel",
+        "--output-dir",
+        str(tmp_path / "r"),
+        "--paper-filters",
+        *FAST,
+    )
+    assert code == 0, err
+    result = load_result(tmp_path / "r" / "log-mel" / "v1" / "Folder-calls.json")
+    scores = result.scores["default"]
+    # 18 clips: 98th percentile of durations excludes only the 2 s clip; then class c goes.
+    assert scores["filtered"] == {"n_long_clips": 1, "n_small_class_clips": 3}
+    assert scores["counts"]["n_clips"] == 14
+    assert result.details["filters"] == {"max_duration_percentile": 98.0, "min_clips_per_class": 6}

@@ -62,9 +62,18 @@ class ZeroShotSimilarityTask(Task):
         min_class_size: int = 2,
         seed: int = 0,
         device: str | None = None,
+        max_duration_percentile: float | None = None,
+        min_clips_per_class: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        if max_duration_percentile is not None and not 0 < max_duration_percentile <= 100:
+            raise ValueError("max_duration_percentile must be in (0, 100]")
+        # The paper's filters for user data (the published dataset is already filtered).
+        self.filters = {
+            "max_duration_percentile": max_duration_percentile,
+            "min_clips_per_class": min_clips_per_class,
+        }
         # The headline configuration is always evaluated, whatever grid is asked for.
         main_pca, main_distance = parse_config(parse_main_score(self.metadata.main_score)[0])
         distances = tuple(distances or self.distances)
@@ -89,6 +98,30 @@ class ZeroShotSimilarityTask(Task):
         order = {s: i for i, s in enumerate(self.metadata.subsets)}
         return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
 
+    def _filter(
+        self, clips: list[Clip], arrays: list[Any], durations: dict[str, float]
+    ) -> tuple[list[Clip], list[Any], dict[str, int]]:
+        """Apply the paper's optional filters within one subset, in this order."""
+        keep = np.ones(len(clips), dtype=bool)
+        n_long = n_small = 0
+        percentile = self.filters["max_duration_percentile"]
+        if percentile is not None and clips:
+            secs = np.array([durations[c.id] for c in clips])
+            keep &= secs <= np.percentile(secs, percentile)
+            n_long = int((~keep).sum())
+        minimum = self.filters["min_clips_per_class"]
+        if minimum is not None:
+            counts: dict[str | None, int] = {}
+            for clip, k in zip(clips, keep, strict=True):
+                if k:
+                    counts[clip.label] = counts.get(clip.label, 0) + 1
+            small = np.array([counts.get(c.label, 0) < minimum for c in clips]) & keep
+            n_small = int(small.sum())
+            keep &= ~small
+        kept = [c for c, k in zip(clips, keep, strict=True) if k]
+        kept_arrays = [a for a, k in zip(arrays, keep, strict=True) if k]
+        return kept, kept_arrays, {"n_long_clips": n_long, "n_small_class_clips": n_small}
+
     def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
         from audiobench.metrics import zero_shot_similarity
 
@@ -98,6 +131,7 @@ class ZeroShotSimilarityTask(Task):
         per_subset: dict[str, dict[str, Any]] = {}
         for subset, group in self._groups(clips).items():
             kept, arrays = embedder.embed(group, f"{self.name} {subset}")
+            kept, arrays, dropped = self._filter(kept, arrays, embedder.durations)
             if len(kept) < 2:
                 raise ValueError(
                     f"task {self.name}, subset {subset}: fewer than 2 clips left to compare"
@@ -115,6 +149,8 @@ class ZeroShotSimilarityTask(Task):
             finally:
                 bar.close()
             per_subset[subset] = report.to_dict()
+            if any(v is not None for v in self.filters.values()):
+                per_subset[subset]["filtered"] = dropped
             if self.on_subset is not None:
                 self.on_subset(subset, per_subset[subset])
         aggregates = {}
@@ -135,7 +171,8 @@ class ZeroShotSimilarityTask(Task):
             scores={s: v for s, v in per_subset.items() if s not in blind},
             aggregates=aggregates,
             details={
-                "grid": {k: list(v) if isinstance(v, tuple) else v for k, v in self.grid.items()}
+                "grid": {k: list(v) if isinstance(v, tuple) else v for k, v in self.grid.items()},
+                "filters": self.filters,
             },
         )
 
