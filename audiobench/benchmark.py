@@ -8,7 +8,6 @@ each entry pointing at a :class:`Benchmark` instance.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Iterable
 from importlib import metadata
@@ -16,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from audiobench.families.zero_shot_similarity import aggregate_score
 from audiobench.results import TaskResult
 
 __all__ = ["Benchmark", "ScoreColumn", "get_benchmark", "list_benchmarks"]
@@ -53,10 +53,8 @@ class Benchmark(BaseModel):
         """The column's number in ``result`` (None where the result does not have it)."""
         if column.aggregate is None:
             return result.main_score
-        config, _, metric = column.score.rpartition(":")
-        group = result.aggregates.get(column.aggregate, {})
-        value = group.get("configs", {}).get(config, {}).get(metric)
-        return None if value is None or not math.isfinite(value) else float(value)
+        # Result files are validated: scores are finite or null.
+        return aggregate_score(result.aggregates, column.aggregate, column.score)
 
     def table(self, results: Iterable[TaskResult]) -> list[dict[str, Any]]:
         """One row per (model, revision), ranked; missing scores stay None, never 0."""

@@ -96,7 +96,7 @@ class CachedEmbedder(Embedder):
         t0 = time.perf_counter()
         kept: list[Clip] = []
         arrays: list[np.ndarray] = []
-        bar = self.progress.start(description, len(clips)) if self.progress else None
+        bar = self.track(description, len(clips), "clips")
         try:
             for chunk in self._decoded_chunks(clips):
                 done = self._embed_chunk(chunk, bar)
@@ -105,8 +105,7 @@ class CachedEmbedder(Embedder):
                         kept.append(item.clip)
                         arrays.append(done[item.clip.id])
         finally:
-            if bar is not None:
-                bar.close()
+            bar.close()
             self.stats.wall_s += time.perf_counter() - t0
         return kept, arrays
 
@@ -142,15 +141,14 @@ class CachedEmbedder(Embedder):
             SkippedClip(id=clip.id, location=clip.audio.location, reason=str(exc))
         )
 
-    def _embed_chunk(self, chunk: list[_Decoded], bar: ProgressBar | None) -> dict[str, np.ndarray]:
+    def _embed_chunk(self, chunk: list[_Decoded], bar: ProgressBar) -> dict[str, np.ndarray]:
         """Embeddings of the chunk's usable clips, keyed by clip id."""
         self.stats.n_clips += len(chunk)
         good: list[_Decoded] = []
         for item in chunk:
             if item.error is not None:
                 self._skip_or_raise(item.clip, item.error)
-                if bar:
-                    bar.advance(1)
+                bar.advance(1)
             else:
                 good.append(item)
                 assert item.wave is not None
@@ -159,8 +157,7 @@ class CachedEmbedder(Embedder):
         found = self.cache.get_many(self._fingerprint, keys) if self.cache else {}
         hits = [item for item in good if item.key in found]
         self.stats.n_cached += len(hits)
-        if bar and hits:
-            bar.advance(len(hits))
+        bar.advance(len(hits))
         # Identical waveforms (duplicates across the dataset) are encoded once.
         misses: dict[str, _Decoded] = {}
         for item in good:
@@ -173,10 +170,8 @@ class CachedEmbedder(Embedder):
             if self.cache is not None and produced:
                 self.cache.put_many(self._fingerprint, list(produced.items()))
             found.update(produced)
-            if bar:
-                bar.advance(len(batch))
-        if bar:
-            bar.advance(len(good) - len(hits) - len(todo))  # in-chunk duplicates
+            bar.advance(len(batch))
+        bar.advance(len(good) - len(hits) - len(todo))  # in-chunk duplicates
         return {item.clip.id: found[item.key] for item in good if item.key in found}
 
     def _encode_batch(self, batch: list[_Decoded]) -> dict[str, np.ndarray]:

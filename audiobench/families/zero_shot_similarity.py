@@ -10,7 +10,7 @@ averages are written.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,7 +19,7 @@ from audiobench.audio import Clip
 from audiobench.pooling import collate
 from audiobench.task import Embedder, Task, TaskFamily, TaskScores
 
-__all__ = ["ZeroShotSimilarityTask", "parse_main_score"]
+__all__ = ["ZeroShotSimilarityTask", "aggregate_score", "parse_main_score"]
 
 DEFAULT_SUBSET = "default"
 
@@ -30,6 +30,14 @@ def parse_main_score(spec: str) -> tuple[str, str]:
     if not sep or not config or not metric:
         raise ValueError(f"main score {spec!r} must read '<pca>/<distance>:<metric>'")
     return config, metric
+
+
+def aggregate_score(
+    aggregates: Mapping[str, Mapping[str, Any]], group: str, spec: str
+) -> float | None:
+    """The macro-averaged ``spec`` (``"<config>:<metric>"``) of aggregate ``group``, or None."""
+    config, metric = parse_main_score(spec)
+    return aggregates.get(group, {}).get("configs", {}).get(config, {}).get(metric)
 
 
 def parse_config(config: str) -> tuple[int | None, str]:
@@ -89,7 +97,6 @@ class ZeroShotSimilarityTask(Task):
             "seed": seed,
         }
         self.device = device
-        self.on_subset: Callable[[str, dict[str, Any]], None] | None = None
 
     def _groups(self, clips: Sequence[Clip]) -> dict[str, list[Clip]]:
         groups: dict[str, list[Clip]] = {}
@@ -151,8 +158,6 @@ class ZeroShotSimilarityTask(Task):
             per_subset[subset] = report.to_dict()
             if any(v is not None for v in self.filters.values()):
                 per_subset[subset]["filtered"] = dropped
-            if self.on_subset is not None:
-                self.on_subset(subset, per_subset[subset])
         aggregates = {}
         for name, members in (
             ("public", [s for s in per_subset if s not in blind]),
@@ -162,11 +167,9 @@ class ZeroShotSimilarityTask(Task):
                 aggregates[name] = macro_average([per_subset[s] for s in members])
                 aggregates[name]["n_subsets"] = len(members)
                 aggregates[name]["subsets"] = members
-        config, metric = parse_main_score(self.metadata.main_score)
-        headline = aggregates.get("public") or aggregates.get("blind") or {}
-        main = headline.get("configs", {}).get(config, {}).get(metric)
+        headline = "public" if "public" in aggregates else "blind"
         return TaskScores(
-            main_score=main,
+            main_score=aggregate_score(aggregates, headline, self.metadata.main_score),
             # Blind subsets leave the machine only as averages.
             scores={s: v for s, v in per_subset.items() if s not in blind},
             aggregates=aggregates,
