@@ -24,6 +24,7 @@ demo: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	bash scripts/install-chromium.sh
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: install
@@ -36,6 +37,7 @@ format: install
 
 bench: install
 	$(BIN)/python benchmarks/vocsim_metrics.py
+	$(BIN)/python benchmarks/encoder_throughput.py --size tiny --clips 32
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .ruff_cache

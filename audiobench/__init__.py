@@ -12,8 +12,9 @@ from audiobench.version import __version__
 
 if TYPE_CHECKING:
     from audiobench.evaluation import evaluate
+    from audiobench.leaderboard.frames import load_results
 
-__all__ = ["__version__", "evaluate"]
+__all__ = ["__version__", "evaluate", "load_results"]
 
 
 def __getattr__(name: str) -> Any:
@@ -22,4 +23,8 @@ def __getattr__(name: str) -> Any:
         from audiobench.evaluation import evaluate
 
         return evaluate
+    if name == "load_results":
+        from audiobench.leaderboard.frames import load_results
+
+        return load_results
     raise AttributeError(f"module 'audiobench' has no attribute {name!r}")

@@ -13,14 +13,16 @@ from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audiobench.families.zero_shot_similarity import aggregate_score
 from audiobench.results import TaskResult
 
-__all__ = ["Benchmark", "ScoreColumn", "get_benchmark", "list_benchmarks"]
+__all__ = ["MEAN", "Benchmark", "ScoreColumn", "get_benchmark", "list_benchmarks"]
 
 GROUP = "audiobench.benchmarks"
+#: Name of the aggregate column of a benchmark with ``mean_of``.
+MEAN = "mean"
 
 
 class ScoreColumn(BaseModel):
@@ -48,6 +50,31 @@ class Benchmark(BaseModel):
     rank_by: tuple[str, ...] = Field(
         description="Column names, in order: the first available one ranks a model."
     )
+    mean_of: tuple[str, ...] = Field(
+        default=(),
+        description="Columns whose mean is the benchmark's 'mean' column (the aggregation "
+        "rule); a model missing any of them gets no mean, so gaps are never rewarded.",
+    )
+
+    @model_validator(mode="after")
+    def _check_names(self) -> Benchmark:
+        names = [c.name for c in self.columns]
+        if len(set(names)) != len(names):
+            raise ValueError(f"benchmark {self.name}: duplicate column names {names}")
+        known = {*names, MEAN} if self.mean_of else set(names)
+        unknown = [n for n in (*self.rank_by, *self.mean_of) if n not in known]
+        if unknown:
+            raise ValueError(f"benchmark {self.name}: unknown column(s) {unknown}")
+        directions = {c.higher_is_better for c in self.columns if c.name in self.mean_of}
+        if len(directions) > 1:
+            raise ValueError(
+                f"benchmark {self.name}: mean_of mixes higher- and lower-is-better columns"
+            )
+        return self
+
+    @property
+    def mean_higher_is_better(self) -> bool:
+        return all(c.higher_is_better for c in self.columns if c.name in self.mean_of)
 
     def value(self, column: ScoreColumn, result: TaskResult) -> float | None:
         """The column's number in ``result`` (None where the result does not have it)."""
@@ -57,7 +84,11 @@ class Benchmark(BaseModel):
         return aggregate_score(result.aggregates, column.aggregate, column.score)
 
     def table(self, results: Iterable[TaskResult]) -> list[dict[str, Any]]:
-        """One row per (model, revision), ranked; missing scores stay None, never 0."""
+        """One row per (model, revision), ranked; missing scores stay None, never 0.
+
+        Rows hold ``model``, ``revision``, one entry per column and, with
+        ``mean_of``, the ``"mean"`` entry.
+        """
         rows: dict[tuple[str, str | None], dict[str, Any]] = {}
         for result in results:
             if result.task.name not in self.tasks:
@@ -69,13 +100,18 @@ class Benchmark(BaseModel):
             for column in self.columns:
                 if column.task == result.task.name:
                     row[column.name] = self.value(column, result)
-        by_name = {c.name: c for c in self.columns}
+        if self.mean_of:
+            for row in rows.values():
+                values = [row[name] for name in self.mean_of]
+                row[MEAN] = None if None in values else sum(values) / len(values)
+        higher = {c.name: c.higher_is_better for c in self.columns}
+        higher[MEAN] = self.mean_higher_is_better
 
         def rank_key(row: dict[str, Any]) -> tuple[Any, ...]:
             for name in self.rank_by:
                 value = row.get(name)
                 if value is not None:
-                    sign = -1.0 if by_name[name].higher_is_better else 1.0
+                    sign = -1.0 if higher[name] else 1.0
                     return (self.rank_by.index(name), sign * value, row["model"])
             return (len(self.rank_by), 0.0, row["model"])
 

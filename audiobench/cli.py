@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from audiobench import registry
+from audiobench.leaderboard.cli import leaderboard_app, results_app
 from audiobench.version import __version__
 
 app = typer.Typer(
@@ -24,6 +25,8 @@ app = typer.Typer(
 )
 cache_app = typer.Typer(help="Inspect or clear the embedding cache.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
+app.add_typer(results_app, name="results")
+app.add_typer(leaderboard_app, name="leaderboard")
 
 err = Console(stderr=True, soft_wrap=True)  # messages hold paths: never wrap them
 out = Console()
@@ -89,7 +92,11 @@ def evaluate(
         str, typer.Option(help="Torch device for the encoder: cpu, cuda, cuda:1.")
     ] = ("cpu"),
     dtype: Annotated[
-        str | None, typer.Option(help="Encoder precision: float32, float16, bfloat16.")
+        str | None,
+        typer.Option(
+            help="Encoder precision: float32 (fp32), float16 (fp16), bfloat16 (bf16). "
+            "Default: float16 on CUDA, float32 on CPU."
+        ),
     ] = None,
     pooling: Annotated[
         str | None,
@@ -102,6 +109,33 @@ def evaluate(
     revision: Annotated[
         str | None, typer.Option(help="Model revision (hub commit or tag) to load.")
     ] = None,
+    weights: Annotated[
+        str | None,
+        typer.Option(
+            help="Load a registered model's weights from this local directory (or another "
+            "hub id of the same architecture) instead of its hub id."
+        ),
+    ] = None,
+    model_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-option",
+            "-o",
+            help="Model option KEY=VALUE, repeatable: layer=8 (hidden state), "
+            "long_clips=chunk (Whisper), crop=seeded (CLAP), output=codes and bandwidth=6 "
+            "(EnCodec), mode=timestamp (hear:). Values are parsed as JSON when they can be.",
+        ),
+    ] = None,
+    trust_remote_code: Annotated[
+        bool,
+        typer.Option(
+            help="Allow models whose hub repository ships its own Python code (runs that code)."
+        ),
+    ] = False,
+    flops: Annotated[
+        bool,
+        typer.Option(help="Count the model's FLOPs per second of audio (one extra 10 s pass)."),
+    ] = True,
     dataset: Annotated[
         Path | None,
         typer.Option(
@@ -167,6 +201,14 @@ def evaluate(
         tasks += [t for t in bench.tasks if t not in tasks]
     if not tasks:
         raise _fail("give at least one --task (or a --benchmark)", code=2)
+    try:
+        model_options = parse_model_options(model_option or [])
+    except ValueError as exc:
+        raise _fail(str(exc), code=2) from None
+    if weights is not None:
+        model_options["weights"] = weights
+    if trust_remote_code:
+        model_options["trust_remote_code"] = True
     task_options: dict[str, Any] = {}
     if permutations is not None:
         task_options["n_permutations"] = permutations
@@ -192,7 +234,9 @@ def evaluate(
             dataset_revision=dataset_revision,
             subsets=subset,
             task_options=task_options,
+            model_options=model_options,
             progress=progress,
+            count_flops=flops,
             console=err,
         )
     except (LookupError, ValueError, OSError, ImportError, NotImplementedError) as exc:
@@ -202,6 +246,21 @@ def evaluate(
         raise typer.Exit(130) from None
     if bench is not None:
         out.print(_benchmark_table(bench, results))
+
+
+def parse_model_options(items: list[str]) -> dict[str, Any]:
+    """``["layer=8", "long_clips=chunk"]`` → ``{"layer": 8, "long_clips": "chunk"}``."""
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--model-option expects KEY=VALUE, got {item!r}")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        options[key.strip()] = value
+    return options
 
 
 def _benchmark_table(bench: Any, results: list[Any]) -> Table:
@@ -303,15 +362,17 @@ def list_(
                 offline = "yes" if r["offline"] else "no"
                 table.add_row(r["name"], r["family"], offline, r["main_score"], r["description"])
         else:
-            for col in ("name", "output", "rate", "dim", "params", "pooling", "source"):
+            table.add_column("name", no_wrap=True)
+            for col in ("output", "rate", "dim", "params", "pooling", "source"):
                 table.add_column(col, overflow="fold")
             for r in rows:
+                n_params = r["n_parameters"]
                 table.add_row(
                     r["name"],
                     r["output_kind"],
                     str(r["sample_rate"]),
                     str(r["embedding_dim"] or "-"),
-                    f"{r['n_parameters']:,}" if r["n_parameters"] is not None else "-",
+                    "-" if n_params is None else f"{n_params / 1e6:.1f}M" if n_params else "0",
                     r["default_pooling"],
                     r["source"] or "-",
                 )

@@ -12,6 +12,7 @@ import hashlib
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -75,6 +76,9 @@ class Encoder(ABC):
     """
 
     meta: ClassVar[ModelMeta]
+    #: Keyword options the constructor takes beyond the common ones; None accepts
+    #: any (recorded in ``params``). Declaring them turns a typo into an error.
+    options: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(
         self,
@@ -85,12 +89,27 @@ class Encoder(ABC):
         revision: str | None = None,
         **params: Any,
     ) -> None:
+        accepted = self.accepted_options()
+        unknown = sorted(set(params) - set(accepted)) if accepted is not None else []
+        if unknown:
+            raise ValueError(
+                f"model {self.meta.name!r} has no option(s) {unknown}; "
+                f"it accepts {list(accepted or []) or 'none'}"
+            )
         self.device = device
         self.dtype = dtype
         self.revision = revision or self.meta.revision
         self.pooling = Pooling.parse(pooling or self.meta.default_pooling)
         self.params: dict[str, Any] = dict(params)
+        #: Where the weights are loaded from (a hub id or a directory; None for DSP).
+        self.source: str | None = self.meta.source
         self._loaded = False
+        self._notes: dict[str, int] = {}
+
+    @classmethod
+    def accepted_options(cls) -> tuple[str, ...] | None:
+        """Names of the options this encoder takes (None: not declared)."""
+        return cls.options
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -139,13 +158,33 @@ class Encoder(ABC):
         """Turn unpooled encoder outputs back into waveforms (codecs only)."""
         raise NotImplementedError(f"model {self.meta.name!r} cannot decode to audio")
 
+    # -- reporting -------------------------------------------------------------
+
+    def parameter_count(self) -> int | None:
+        """Parameters of the loaded model (the metadata's figure before loading)."""
+        return self.meta.n_parameters
+
+    def eager_attention(self) -> AbstractContextManager[None]:
+        """Context in which attention runs unfused, so FLOP counting sees its matmuls."""
+        return nullcontext()
+
+    def note(self, message: str, count: int = 1) -> None:
+        """Count an event worth telling the user about (e.g. clips cut to the window)."""
+        self._notes[message] = self._notes.get(message, 0) + count
+
+    def pop_notes(self) -> list[str]:
+        """Counted events since the last call, as sentences; resets the counts."""
+        notes = [f"{n} clip(s): {message}" for message, n in self._notes.items()]
+        self._notes.clear()
+        return notes
+
     # -- identity --------------------------------------------------------------
 
     def describe(self) -> dict[str, Any]:
         """Everything that determines the cached outputs, as plain JSON."""
         return {
             "name": self.meta.name,
-            "source": self.meta.source,
+            "source": self.source,
             "revision": self.revision,
             "params": self.params,
             "pooling": self.pooling.name,
@@ -154,7 +193,11 @@ class Encoder(ABC):
             "cache_format": CACHE_FORMAT_VERSION,
         }
 
-    def fingerprint(self) -> str:
-        """Stable hash of :meth:`describe`: the encoder half of a cache key."""
-        blob = json.dumps(self.describe(), sort_keys=True, default=str).encode()
+    def fingerprint(self, *, pooled: bool = True) -> str:
+        """Stable hash of :meth:`describe`: the encoder half of a cache key.
+
+        ``pooled=False`` identifies the unpooled outputs, which are cached apart.
+        """
+        description = self.describe() if pooled else {**self.describe(), "pooling": "unpooled"}
+        blob = json.dumps(description, sort_keys=True, default=str).encode()
         return hashlib.blake2b(blob, digest_size=16).hexdigest()

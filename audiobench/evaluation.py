@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import os
-import resource
-import sys
+import statistics
 import time
 from collections.abc import Sequence
 from contextlib import nullcontext
@@ -15,6 +15,7 @@ from rich.console import Console
 
 from audiobench import registry
 from audiobench.cache import EmbeddingCache
+from audiobench.efficiency import compression_ratio, count_flops_per_second, peak_memory_mb
 from audiobench.encoder import Encoder
 from audiobench.progress import RichProgress
 from audiobench.results import (
@@ -29,7 +30,7 @@ from audiobench.results import (
     result_path,
     utc_now,
 )
-from audiobench.runner import CachedEmbedder, OnError
+from audiobench.runner import CachedEmbedder, OnError, RunStats
 from audiobench.task import Task
 from audiobench.version import __version__
 
@@ -45,6 +46,12 @@ def _make_task(
 ) -> Task:
     if isinstance(spec, Task):
         return spec
+    if ":" not in spec or spec in registry.tasks.names():
+        accepted = task_option_names(registry.tasks.get(spec))
+        unused = sorted(k for k in task_options if k not in accepted)
+        task_options = {k: v for k, v in task_options.items() if k in accepted}
+    else:  # dynamic names (folder:PATH) build zero-shot similarity tasks: all options apply
+        unused = []
     kwargs: dict[str, Any] = dict(task_options)
     if dataset is not None:
         kwargs["dataset_path"] = dataset
@@ -52,7 +59,28 @@ def _make_task(
         kwargs["revision"] = dataset_revision
     if subsets:
         kwargs["subsets"] = subsets
-    return registry.tasks.create(spec, **kwargs)
+    task = registry.tasks.create(spec, **kwargs)
+    task.unused_options = unused
+    return task
+
+
+def task_option_names(cls: type[Task]) -> set[str]:
+    """Keyword options some ``__init__`` along the task class's MRO declares.
+
+    A multi-task run hands every task the same options (``--permutations``
+    only means something to zero-shot similarity); each task gets those it
+    declares, and the others are recorded in its result as unused.
+    """
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        for param in inspect.signature(init).parameters.values():
+            if param.kind in (param.KEYWORD_ONLY, param.POSITIONAL_OR_KEYWORD):
+                names.add(param.name)
+    names.discard("self")
+    return names
 
 
 def _make_encoder(spec: str | Encoder, model_options: dict[str, Any]) -> Encoder:
@@ -61,10 +89,48 @@ def _make_encoder(spec: str | Encoder, model_options: dict[str, Any]) -> Encoder
     return registry.models.create(spec, **model_options)
 
 
-def _peak_rss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # Linux reports kilobytes, macOS bytes.
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+class _FlopsOnce:
+    """FLOPs per second of audio, counted at most once per evaluate() call."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.done = False
+        self.value: float | None = None
+
+    def __call__(self, encoder: Encoder, console: Console) -> float | None:
+        if self.enabled and not self.done:
+            self.done = True
+            try:
+                self.value = count_flops_per_second(encoder)
+            except Exception as exc:  # a figure, never worth losing a finished run over
+                console.print(f"  [yellow]FLOP count failed[/] ({type(exc).__name__}: {exc})")
+        return self.value
+
+
+def _efficiency(
+    stats: RunStats,
+    encoder: Encoder,
+    canonical_rate: int,
+    flops: float | None,
+    device: str,
+    batch_size: int,
+) -> Efficiency:
+    per_s = stats.embedding_bytes / stats.embedded_seconds if stats.embedded_seconds > 0 else None
+    return Efficiency(
+        n_parameters=encoder.parameter_count(),
+        embedding_size=int(statistics.median(stats.embedding_sizes))
+        if stats.embedding_sizes
+        else None,
+        bytes_per_second=per_s,
+        compression_ratio=compression_ratio(per_s, canonical_rate) if per_s else None,
+        flops_per_second=flops,
+        clips_per_s=(stats.n_encoded / stats.encode_s) if stats.encode_s > 0 else None,
+        audio_seconds_per_s=(stats.audio_seconds / stats.encode_s) if stats.encode_s > 0 else None,
+        audio_seconds=stats.audio_seconds,
+        batch_size=batch_size,
+        dtype=encoder.dtype,
+        **peak_memory_mb(device),
+    )
 
 
 def evaluate(
@@ -87,6 +153,7 @@ def evaluate(
     task_options: dict[str, Any] | None = None,
     model_options: dict[str, Any] | None = None,
     progress: bool = True,
+    count_flops: bool = True,
     console: Console | None = None,
 ) -> list[TaskResult]:
     """Evaluate ``model`` on each of ``tasks``; write and return one result per task.
@@ -115,6 +182,7 @@ def evaluate(
         },
     )
     cache = EmbeddingCache(cache_dir) if use_cache else None
+    flops = _FlopsOnce(count_flops)
     results = []
     try:
         for spec in task_specs:
@@ -131,6 +199,7 @@ def evaluate(
                     device=device,
                     progress=progress,
                     console=console,
+                    flops=flops,
                 )
             )
     finally:
@@ -151,6 +220,7 @@ def _run_one(
     device: str,
     progress: bool,
     console: Console,
+    flops: _FlopsOnce,
 ) -> TaskResult:
     path = result_path(output_dir, encoder.meta.name, encoder.revision, task.name)
     if path.exists() and not overwrite:
@@ -183,6 +253,16 @@ def _run_one(
     t_done = time.perf_counter()
     stats = embedder.stats
     embed_wall = stats.wall_s
+    notes = [*stats.events, *encoder.pop_notes()]
+    for note in notes:
+        console.print(f"  [yellow]warning:[/] {encoder.meta.name}: {note}")
+    details = {**scores.details, **({"run_notes": notes} if notes else {})}
+    if task.unused_options:
+        details["unused_options"] = task.unused_options
+        console.print(
+            f"  options not used by {task.name} ({task.metadata.family}): "
+            + ", ".join(task.unused_options)
+        )
     result = TaskResult(
         task=TaskInfo(
             name=task.name,
@@ -194,11 +274,11 @@ def _run_one(
         model=ModelInfo(
             name=encoder.meta.name,
             revision=encoder.revision,
-            source=encoder.meta.source,
+            source=encoder.source,
             params=encoder.params,
             pooling=encoder.pooling.name,
             fingerprint=encoder.fingerprint(),
-            n_parameters=encoder.meta.n_parameters,
+            n_parameters=encoder.parameter_count(),
             embedding_dim=encoder.meta.embedding_dim,
             sample_rate=encoder.meta.sample_rate,
         ),
@@ -207,13 +287,16 @@ def _run_one(
         main_score_name=task.metadata.main_score,
         scores=scores.scores,
         aggregates=scores.aggregates,
-        details=scores.details,
+        details=details,
         skipped=stats.skipped,
         cache=CacheStats(n_clips=stats.n_clips, n_cached=stats.n_cached, n_encoded=stats.n_encoded),
-        efficiency=Efficiency(
-            clips_per_s=(stats.n_encoded / stats.encode_s) if stats.encode_s > 0 else None,
-            audio_seconds=stats.audio_seconds,
-            peak_memory_mb=_peak_rss_mb(),
+        efficiency=_efficiency(
+            stats,
+            encoder,
+            task.metadata.sample_rate,
+            flops(encoder, console),
+            device,
+            embedder.batch_size,
         ),
         timings=Timings(
             load_data_s=t_loaded - t_start,

@@ -188,3 +188,28 @@ def _folder_task(argument: str, **kwargs: Any) -> Task:
 
 
 tasks.add_resolver("folder", _folder_task)
+
+
+def _hf_model(argument: str, **kwargs: Any) -> Encoder:
+    from audiobench.models.hf import hf_encoder
+
+    return hf_encoder(argument, **kwargs)
+
+
+def _hear_model(argument: str, **kwargs: Any) -> Encoder:
+    from audiobench.models.hear import hear_encoder
+
+    return hear_encoder(argument, **kwargs)
+
+
+models.add_resolver("hf", _hf_model)
+models.add_resolver("hear", _hear_model)
+
+
+def _cascade_model(argument: str, **kwargs: Any) -> Encoder:
+    from audiobench.models.cascade import cascade_encoder
+
+    return cascade_encoder(argument, **kwargs)
+
+
+models.add_resolver("cascade", _cascade_model)

@@ -81,10 +81,31 @@ class CacheStats(BaseModel):
 
 
 class Efficiency(BaseModel):
+    """Cost of the model; see :mod:`audiobench.efficiency` for the definitions."""
+
     model_config = _STRICT
-    clips_per_s: float | None = None
-    audio_seconds: float | None = None
-    peak_memory_mb: float | None = None
+    n_parameters: int | None = Field(default=None, ge=0)
+    embedding_size: int | None = Field(
+        default=None, ge=0, description="Values per pooled embedding (median over clips)."
+    )
+    bytes_per_second: float | None = Field(
+        default=None, ge=0, description="Pooled embedding bytes per second of audio."
+    )
+    compression_ratio: float | None = Field(
+        default=None, ge=0, description="16-bit PCM bytes at the task's rate / embedding bytes."
+    )
+    flops_per_second: float | None = Field(
+        default=None, ge=0, description="FLOPs per second of audio (probe clip, eager attention)."
+    )
+    clips_per_s: float | None = Field(default=None, ge=0)
+    audio_seconds_per_s: float | None = Field(
+        default=None, ge=0, description="Seconds of audio encoded per second of encoder time."
+    )
+    audio_seconds: float | None = Field(default=None, ge=0)
+    peak_memory_mb: float | None = Field(default=None, ge=0)
+    peak_gpu_memory_mb: float | None = Field(default=None, ge=0)
+    batch_size: int | None = Field(default=None, ge=1, description="Final batch size.")
+    dtype: str | None = None
 
 
 class Environment(BaseModel):

@@ -10,6 +10,7 @@ makes a killed run resumable.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
@@ -24,9 +25,21 @@ from audiobench.encoder import Encoder
 from audiobench.results import SkippedClip
 from audiobench.task import Embedder
 
-__all__ = ["CachedEmbedder", "EmbeddingError", "OnError", "RunStats"]
+__all__ = [
+    "BatchSizeWarning",
+    "CachedEmbedder",
+    "EmbeddingError",
+    "OnError",
+    "RunStats",
+    "inference_mode",
+    "is_out_of_memory",
+]
 
 OnError = Literal["raise", "skip"]
+
+
+class BatchSizeWarning(UserWarning):
+    """The runner lowered the batch size after running out of accelerator memory."""
 
 
 class EmbeddingError(RuntimeError):
@@ -44,7 +57,11 @@ class RunStats:
     n_encoded: int = 0
     encode_s: float = 0.0  # inside the encoder
     wall_s: float = 0.0  # whole embedding passes: decoding, cache, encoding
-    audio_seconds: float = 0.0
+    audio_seconds: float = 0.0  # of the clips encoded in this run
+    embedded_seconds: float = 0.0  # of every clip embedded, cached or not
+    embedding_bytes: int = 0  # of the pooled arrays handed to the task
+    embedding_sizes: list[int] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
     skipped: list[SkippedClip] = field(default_factory=list)
 
 
@@ -83,16 +100,29 @@ class CachedEmbedder(Embedder):
         self.progress = progress
         self.stats = RunStats()
         self.durations: dict[str, float] = {}
-        self._fingerprint = encoder.fingerprint()
+        self._fingerprints = {
+            pooled: encoder.fingerprint(pooled=pooled) for pooled in (True, False)
+        }
+        self._pooled = True
         if cache is not None:
-            cache.register_encoder(self._fingerprint, encoder.describe())
+            cache.register_encoder(self._fingerprints[True], encoder.describe())
+            cache.register_encoder(
+                self._fingerprints[False], {**encoder.describe(), "pooling": "unpooled"}
+            )
+
+    @property
+    def _fingerprint(self) -> str:
+        return self._fingerprints[self._pooled]
 
     def track(self, description: str, total: int, unit: str) -> ProgressBar:
         if self.progress is None:
             return ProgressBar(total)
         return self.progress.start(description, total, unit)
 
-    def embed(self, clips: Sequence[Clip], description: str) -> tuple[list[Clip], list[np.ndarray]]:
+    def embed(
+        self, clips: Sequence[Clip], description: str, *, pooled: bool = True
+    ) -> tuple[list[Clip], list[np.ndarray]]:
+        self._pooled = pooled
         t0 = time.perf_counter()
         kept: list[Clip] = []
         arrays: list[np.ndarray] = []
@@ -102,12 +132,38 @@ class CachedEmbedder(Embedder):
                 done = self._embed_chunk(chunk, bar)
                 for item in chunk:
                     if item.clip.id in done:
+                        array = done[item.clip.id]
                         kept.append(item.clip)
-                        arrays.append(done[item.clip.id])
+                        arrays.append(array)
+                        if not pooled:  # efficiency figures describe the pooled embedding
+                            continue
+                        self.stats.embedding_bytes += array.nbytes
+                        self.stats.embedding_sizes.append(int(array.size))
+                        self.stats.embedded_seconds += self.durations[item.clip.id]
         finally:
             bar.close()
             self.stats.wall_s += time.perf_counter() - t0
         return kept, arrays
+
+    def embed_text(self, texts: Sequence[str], description: str) -> np.ndarray:
+        """Text embeddings in batches of ``batch_size``, with a progress bar."""
+        bar = self.track(description, len(texts), "texts")
+        parts = []
+        try:
+            with inference_mode():
+                for start in range(0, len(texts), self.batch_size):
+                    batch = list(texts[start : start + self.batch_size])
+                    z = np.asarray(self.encoder.encode_text(batch), dtype=np.float32)
+                    if z.shape[0] != len(batch) or not np.isfinite(z).all():
+                        raise RuntimeError(
+                            f"model {self.encoder.meta.name!r} returned unusable text "
+                            f"embeddings (shape {z.shape}) for texts {batch[:3]}..."
+                        )
+                    parts.append(z)
+                    bar.advance(len(batch))
+        finally:
+            bar.close()
+        return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
 
     # -- stages ------------------------------------------------------------------
 
@@ -164,8 +220,11 @@ class CachedEmbedder(Embedder):
             if item.key not in found:
                 misses.setdefault(item.key or "", item)
         todo = sorted(misses.values(), key=lambda it: len(it.wave) if it.wave is not None else 0)
-        for start in range(0, len(todo), self.batch_size):
+        start = 0
+        while start < len(todo):
+            # batch_size can shrink mid-chunk (out of memory), so it is read every time.
             batch = todo[start : start + self.batch_size]
+            start += len(batch)
             produced = self._encode_batch(batch)
             if self.cache is not None and produced:
                 self.cache.put_many(self._fingerprint, list(produced.items()))
@@ -178,9 +237,15 @@ class CachedEmbedder(Embedder):
         waves = [item.wave for item in batch if item.wave is not None]
         t0 = time.perf_counter()
         try:
-            with _inference_mode():
-                outputs = self.encoder.embed(waves)
+            with inference_mode():
+                if self._pooled:
+                    outputs = self.encoder.embed(waves)
+                else:
+                    self.encoder.load()
+                    outputs = self.encoder.encode_audio(waves)
         except Exception as exc:
+            if is_out_of_memory(exc) and len(batch) > 1:
+                return self._retry_in_halves(batch, exc)
             if self.on_error == "raise" or len(batch) == 1:
                 ids = ", ".join(repr(it.clip.id) for it in batch[:5])
                 more = f" and {len(batch) - 5} more" if len(batch) > 5 else ""
@@ -216,8 +281,44 @@ class CachedEmbedder(Embedder):
             self.stats.audio_seconds += len(item.wave) / rate
         return produced
 
+    def _retry_in_halves(self, batch: list[_Decoded], exc: Exception) -> dict[str, np.ndarray]:
+        """Out of accelerator memory: free it, halve the batch, keep the smaller size."""
+        half = (len(batch) + 1) // 2
+        self.batch_size = min(self.batch_size, half)
+        message = (
+            f"out of memory on a batch of {len(batch)} clips ({type(exc).__name__}); "
+            f"retrying in batches of {half} and continuing with --batch-size {self.batch_size}"
+        )
+        self.stats.events.append(message)
+        warnings.warn(message, BatchSizeWarning, stacklevel=2)
+        _free_accelerator_memory()
+        out = self._encode_batch(batch[:half])
+        out.update(self._encode_batch(batch[half:]))
+        return out
 
-def _inference_mode() -> AbstractContextManager[object]:
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is an accelerator (or allocator) out-of-memory error."""
+    try:
+        import torch
+
+        if isinstance(exc, torch.cuda.OutOfMemoryError):
+            return True
+    except ImportError:  # pragma: no cover - torch is a dependency
+        pass
+    return isinstance(exc, RuntimeError | MemoryError) and "out of memory" in str(exc).lower()
+
+
+def _free_accelerator_memory() -> None:
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency
+        return
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def inference_mode() -> AbstractContextManager[object]:
     try:
         import torch
     except ImportError:  # pragma: no cover - torch is a dependency

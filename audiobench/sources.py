@@ -195,13 +195,19 @@ def _clips_from_table(ds: Any, columns: Columns, split: str, dataset_name: str) 
     wanted = {
         key: name
         for key, name in mapping.items()
-        if key != "audio" and name is not None and name in present
+        if key not in ("audio", "extra") and name is not None and name in present
     }
+    missing_extra = [name for name in columns.extra if name not in present]
+    if missing_extra:
+        raise DatasetError(
+            f"{dataset_name}: missing column(s) {missing_extra}; columns present: {sorted(present)}"
+        )
     audio_ds = ds.select_columns([columns.audio]).cast_column(
         columns.audio, datasets.Audio(decode=False)
     )
-    meta_cols = [v for v in wanted.values() if v in present]
+    meta_cols = list(dict.fromkeys([*wanted.values(), *columns.extra]))
     table: dict[str, list[Any]] = ds.select_columns(meta_cols).to_dict() if meta_cols else {}
+    label_feature = ds.features.get(wanted["label"]) if "label" in wanted else None
 
     def col(key: str) -> list[Any] | None:
         name = wanted.get(key)
@@ -211,19 +217,38 @@ def _clips_from_table(ds: Any, columns: Columns, split: str, dataset_name: str) 
     texts, groups, splits = col("text"), col("group"), col("split")
     clips = []
     for row in range(len(ds)):
-        label = labels[row] if labels is not None else None
+        label = None if labels is None else _label_text(labels[row], label_feature)
         clips.append(
             Clip(
                 id=str(ids[row]) if ids is not None else f"{split}:{row}",
                 audio=ArrowAudioRef(audio_ds, row, columns.audio, dataset_name),
-                label=None if label is None else str(label),
+                label=label,
                 subset=None if subsets is None else _opt_str(subsets[row]),
                 split=_opt_str(splits[row]) if splits is not None else split,
                 text=None if texts is None else _opt_str(texts[row]),
                 group=None if groups is None else _opt_str(groups[row]),
+                metadata={name: table[name][row] for name in columns.extra},
             )
         )
     return clips
+
+
+def _label_text(value: Any, feature: Any) -> str | None:
+    """A label as text: class names for ClassLabel ids; label lists joined with ','."""
+    import datasets
+
+    inner = getattr(feature, "feature", feature)  # List / Sequence of labels
+    if isinstance(feature, list) and feature:
+        inner = feature[0]
+
+    def name(v: Any) -> str:
+        return inner.int2str(int(v)) if isinstance(inner, datasets.ClassLabel) else str(v)
+
+    if value is None:
+        return None
+    if isinstance(value, list | tuple):
+        return ",".join(name(v) for v in value)
+    return name(value)
 
 
 def _opt_str(value: Any) -> str | None:
@@ -238,7 +263,8 @@ def load_folder_clips(root: Path) -> list[Clip]:
     1. a ``labels.csv`` (or ``metadata.csv``) with a file column (``file``,
        ``path``, ``filename`` or ``file_name``, relative to the folder), a
        ``label`` column, and optional ``subset``, ``id``, ``split``, ``text``
-       and ``speaker``/``group`` columns;
+       and ``speaker``/``group`` columns; any other column (``fold``, ...) is
+       kept in ``Clip.metadata`` as text;
     2. one subfolder per class (``root/<label>/*.wav``), or per subset and
        class (``root/<subset>/<label>/*.wav``);
     3. audio files directly in the folder, without labels.
@@ -269,6 +295,8 @@ def _clips_from_csv(root: Path, csv_path: Path) -> list[Clip]:
                 f"found {fields}"
             )
         group_col = "group" if "group" in fields else ("speaker" if "speaker" in fields else None)
+        known = {file_col, "id", "label", "subset", "split", "text", group_col}
+        extra = [c for c in fields if c not in known]
         clips = []
         seen: dict[str, int] = {}
         for line, row in enumerate(reader, start=2):
@@ -294,6 +322,7 @@ def _clips_from_csv(root: Path, csv_path: Path) -> list[Clip]:
                     split=_blank_to_none(row.get("split")),
                     text=_blank_to_none(row.get("text")),
                     group=_blank_to_none(row.get(group_col)) if group_col else None,
+                    metadata={c: row[c] for c in extra if row.get(c) not in (None, "")},
                 )
             )
     return clips

@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from audiobench.audio import Clip
@@ -73,6 +74,10 @@ class Columns(BaseModel):
     text: str | None = None
     group: str | None = None
     split: str | None = None
+    extra: tuple[str, ...] = Field(
+        default=(),
+        description="Further columns copied into Clip.metadata (e.g. ESC-50's 'fold').",
+    )
     required: tuple[str, ...] = Field(
         default=("audio", "label"),
         description="Keys above whose column must exist; the others are used when present.",
@@ -101,6 +106,9 @@ class TaskMetadata(BaseModel):
     license: str | None = None
     citation: str | None = None
     reference: str | None = None
+    higher_is_better: bool = Field(
+        default=True, description="Direction of the main score (False for FAD, WER, ...)."
+    )
     visibility: Literal["public", "blind"] = "public"
     sample_rate: int = Field(default=16000, gt=0, description="Canonical decoding rate.")
 
@@ -137,8 +145,19 @@ class Embedder(ABC):
     durations: dict[str, float]
 
     @abstractmethod
-    def embed(self, clips: Sequence[Clip], description: str) -> tuple[list[Clip], list[Any]]:
-        """Pooled embeddings of ``clips`` (cache first, encoder for the misses)."""
+    def embed(
+        self, clips: Sequence[Clip], description: str, *, pooled: bool = True
+    ) -> tuple[list[Clip], list[Any]]:
+        """Embeddings of ``clips`` (cache first, encoder for the misses).
+
+        ``pooled=False`` returns the encoder's unpooled outputs (frame
+        sequences ``[T, D]``, codes ``[T, Q]``), for token-level probes and
+        decoding; they are cached separately from the pooled vectors.
+        """
+
+    def embed_text(self, texts: Sequence[str], description: str) -> np.ndarray:
+        """Text embeddings ``[n, D]`` in the audio space (audio-text encoders only)."""
+        raise NotImplementedError(f"model {self.encoder.meta.name!r} has no text encoder")
 
     @abstractmethod
     def track(self, description: str, total: int, unit: str) -> Any:
@@ -160,6 +179,8 @@ class Task(ABC):
         self.dataset_path = Path(dataset_path) if dataset_path is not None else None
         self.dataset_revision = revision if revision is not None else self.metadata.revision
         self.selected_subsets = tuple(subsets) if subsets else None
+        #: Run options this task does not take (set by ``evaluate``; recorded in the result).
+        self.unused_options: list[str] = []
 
     @property
     def name(self) -> str:
@@ -195,3 +216,16 @@ class Task(ABC):
     def check_encoder(cls, encoder: Encoder) -> None:
         """Raise a clear error if ``encoder`` lacks what this family needs."""
         return None  # most families need nothing beyond audio encoding
+
+    @classmethod
+    def score_problems(cls, scores: dict[str, Any]) -> list[str]:
+        """What is wrong with a result file's ``scores`` (or ``aggregates``) mapping.
+
+        Result validation calls this on both mappings of a file that already
+        passed the schema (so every number is finite or null). Each problem is
+        one ``"<path inside the mapping>: <message>"`` string, e.g.
+        ``"SYN-A.configs.raw/cosine.p@1.value: 1.5 is outside [0, 1]"``. The
+        default finds nothing; a family overrides it to reject unknown metric
+        names and values outside their range.
+        """
+        return []

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from audiobench.encoder import Encoder, ModelMeta, OutputKind
 
-__all__ = ["LogMelEncoder", "hz_to_mel_htk", "log_mel_spectrogram", "mel_filterbank"]
+__all__ = [
+    "LogMelEncoder",
+    "MFCCEncoder",
+    "RandomProjectionEncoder",
+    "hz_to_mel_htk",
+    "log_mel_spectrogram",
+    "mel_filterbank",
+    "mfcc",
+]
 
 
 def hz_to_mel_htk(hz: np.ndarray | float) -> np.ndarray:
@@ -95,5 +104,88 @@ class LogMelEncoder(Encoder):
         ),
     )
 
+    options = ()
+
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [log_mel_spectrogram(w, self.meta.sample_rate) for w in waveforms]
+
+
+def mfcc(wave: np.ndarray, sample_rate: int = 16000, *, n_mfcc: int = 20) -> np.ndarray:
+    """MFCCs ``[frames, n_mfcc]``: orthonormal DCT-II of :func:`log_mel_spectrogram` (dB)."""
+    from scipy.fft import dct
+
+    return dct(log_mel_spectrogram(wave, sample_rate), type=2, norm="ortho", axis=1)[
+        :, :n_mfcc
+    ].astype(np.float32)
+
+
+class MFCCEncoder(Encoder):
+    """MFCCs from the log-mel baseline's spectrogram; padded and flattened like it."""
+
+    meta = ModelMeta(
+        name="mfcc",
+        revision="v1",
+        sample_rate=16000,
+        output_kind=OutputKind.SEQUENCE,
+        embedding_dim=20,
+        n_parameters=0,
+        license="Apache-2.0",
+        default_pooling="flatten",
+        description=(
+            "20 MFCCs per frame: orthonormal DCT-II of the log-mel baseline's 128 dB bands "
+            "(same STFT); flattened after padding each subset, option n_mfcc=."
+        ),
+    )
+
+    options = ("n_mfcc",)
+
+    def __init__(self, *, n_mfcc: int = 20, **kwargs: Any) -> None:
+        if not 1 <= n_mfcc <= 128:
+            raise ValueError(f"n_mfcc must be in 1..128, got {n_mfcc}")
+        super().__init__(n_mfcc=n_mfcc, **kwargs)
+        self.n_mfcc = n_mfcc
+
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [mfcc(w, self.meta.sample_rate, n_mfcc=self.n_mfcc) for w in waveforms]
+
+
+class RandomProjectionEncoder(Encoder):
+    """Log-mel frames through a fixed, seeded Gaussian projection: a no-learning reference.
+
+    The projection ``W`` (``128 × dim``, entries N(0, 1/128)) is drawn from
+    ``numpy.random.default_rng(seed)``, so every run and machine gets the same
+    matrix. Scores of this model show what a benchmark rewards without any
+    learned representation; compare learned encoders against it, and against
+    the permutation baselines for chance.
+    """
+
+    meta = ModelMeta(
+        name="random-projection",
+        revision="v1",
+        sample_rate=16000,
+        output_kind=OutputKind.SEQUENCE,
+        embedding_dim=512,
+        n_parameters=0,
+        license="Apache-2.0",
+        default_pooling="mean_time",
+        description=(
+            "Seeded Gaussian random projection of 128-band log-mel frames to 512 dimensions, "
+            "mean over time; options dim=, seed=."
+        ),
+    )
+
+    options = ("dim", "seed")
+
+    def __init__(self, *, dim: int = 512, seed: int = 0, **kwargs: Any) -> None:
+        if dim < 1:
+            raise ValueError(f"dim must be positive, got {dim}")
+        super().__init__(dim=dim, seed=seed, **kwargs)
+        self.meta = self.meta.model_copy(update={"embedding_dim": dim})
+        self.projection = (
+            np.random.default_rng(seed)
+            .normal(0.0, 1.0 / np.sqrt(128), size=(128, dim))
+            .astype(np.float32)
+        )
+
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [log_mel_spectrogram(w, self.meta.sample_rate) @ self.projection for w in waveforms]

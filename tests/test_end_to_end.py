@@ -234,3 +234,25 @@ def test_paper_filters_drop_long_clips_and_small_classes(tmp_path: Path) -> None
     assert scores["filtered"] == {"n_long_clips": 1, "n_small_class_clips": 3}
     assert scores["counts"]["n_clips"] == 14
     assert result.details["filters"] == {"max_duration_percentile": 98.0, "min_clips_per_class": 6}
+
+
+def test_options_of_other_families_are_passed_only_where_they_apply(tmp_path: Path) -> None:
+    code, _, err = run_cli(
+        "evaluate",
+        "--task",
+        "MockClustering",
+        "--task",
+        "SyntheticVocalisations",
+        "--model",
+        "log-mel",
+        "--output-dir",
+        str(tmp_path),
+        "--no-flops",
+        *FAST,
+    )
+    assert code == 0, err
+    assert "options not used by MockClustering (clustering): n_bootstrap, n_permutations" in err
+    clustering = load_result(tmp_path / "log-mel" / "v1" / "MockClustering.json")
+    assert clustering.details["unused_options"] == ["n_bootstrap", "n_permutations"]
+    similarity = load_result(tmp_path / "log-mel" / "v1" / "SyntheticVocalisations.json")
+    assert "unused_options" not in similarity.details

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from audiobench.models.baselines import (
     LogMelEncoder,
     hz_to_mel_htk,

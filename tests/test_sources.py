@@ -118,3 +118,52 @@ def test_optional_columns_may_be_absent(tmp_path: Path) -> None:
         columns=Columns(subset="subset", group="speaker"),
     )
     assert all(c.group is None for c in clips) and len(clips) == 6
+
+
+def test_extra_csv_columns_land_in_metadata(tmp_path: Path) -> None:
+    write_tone(tmp_path / "a.wav")
+    write_tone(tmp_path / "b.wav")
+    (tmp_path / "labels.csv").write_text("file,label,fold,note\na.wav,dog,1,x\nb.wav,cat,2,\n")
+    a, b = load_folder_clips(tmp_path)
+    assert a.metadata == {"fold": "1", "note": "x"}
+    assert b.metadata == {"fold": "2"}  # blank cells are absent, not ""
+
+
+def test_extra_columns_class_names_and_label_lists_from_a_hub_dataset(tmp_path: Path) -> None:
+    import datasets
+
+    wave = np.zeros(800, dtype=np.float32)
+    root = write_hub_like(
+        tmp_path / "ds",
+        [
+            {"audio": (wave, 8000), "label": 1, "tags": [0, 2], "fold": 3},
+            {"audio": (wave, 8000), "label": 0, "tags": [1], "fold": 5},
+        ],
+    )
+    ds = datasets.load_dataset(str(root), split="train")
+    names = datasets.ClassLabel(names=["dog", "cat", "bird"])
+    ds = ds.cast_column("label", names).cast_column("tags", datasets.List(names))
+    ds.save_to_disk(str(tmp_path / "saved"))
+    for columns, expected in (
+        (Columns(extra=("fold",)), ["cat", "dog"]),
+        (Columns(label="tags", extra=("fold",)), ["dog,bird", "cat"]),
+    ):
+        clips = load_hf_clips(
+            str(tmp_path / "saved"),
+            revision=None,
+            config=None,
+            splits=("train",),
+            columns=columns,
+            from_disk=True,
+        )
+        assert [c.label for c in clips] == expected
+        assert [c.metadata for c in clips] == [{"fold": 3}, {"fold": 5}]
+    with pytest.raises(DatasetError, match=r"missing column\(s\) \['speaker_id'\]"):
+        load_hf_clips(
+            str(tmp_path / "saved"),
+            revision=None,
+            config=None,
+            splits=("train",),
+            columns=Columns(extra=("speaker_id",)),
+            from_disk=True,
+        )

@@ -10,16 +10,16 @@ averages are written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from audiobench.audio import Clip
 from audiobench.pooling import collate
-from audiobench.task import Embedder, Task, TaskFamily, TaskScores
+from audiobench.task import Embedder, Task, TaskFamily, TaskMetadata, TaskScores
 
-__all__ = ["ZeroShotSimilarityTask", "aggregate_score", "parse_main_score"]
+__all__ = ["ZeroShotSimilarityTask", "aggregate_score", "metric_range", "parse_main_score"]
 
 DEFAULT_SUBSET = "default"
 
@@ -97,6 +97,23 @@ class ZeroShotSimilarityTask(Task):
             "seed": seed,
         }
         self.device = device
+
+    @classmethod
+    def score_problems(cls, scores: dict[str, Any]) -> list[str]:
+        """Unknown subsets, configurations and metrics, and values outside their range.
+
+        Takes either a result's ``scores`` (one metrics-engine report per
+        subset) or its ``aggregates`` (``public``/``blind`` macro averages).
+        Blind subsets may appear only inside the averages. Ranges follow
+        VOCSIM_PROTOCOL.md; see :func:`metric_range`.
+        """
+        problems: list[str] = []
+        for key, entry in scores.items():
+            if key in AGGREGATE_GROUPS and key not in cls.metadata.subsets:
+                problems += _aggregate_problems(cls.metadata, key, entry)
+            else:
+                problems += _subset_problems(cls.metadata, key, entry)
+        return problems
 
     def _groups(self, clips: Sequence[Clip]) -> dict[str, list[Clip]]:
         groups: dict[str, list[Clip]] = {}
@@ -178,6 +195,172 @@ class ZeroShotSimilarityTask(Task):
                 "filters": self.filters,
             },
         )
+
+
+AGGREGATE_GROUPS = ("public", "blind")
+
+# Metric group (audiobench.metrics.METRIC_GROUPS) -> range of its values, from
+# VOCSIM_PROTOCOL.md: P@k, GSR, CSR, CS (a mean of 1 / (1 + F)), CSCF (a fraction)
+# and purity lie in [0, 1], silhouette in [-1, 1].
+_GROUP_RANGES: dict[str, tuple[float, float]] = {
+    "precision": (0.0, 1.0),
+    "gsr": (0.0, 1.0),
+    "csr": (0.0, 1.0),
+    "cs": (0.0, 1.0),
+    "cscf": (0.0, 1.0),
+    "silhouette": (-1.0, 1.0),
+    "purity": (0.0, 1.0),
+}
+# Floating-point slack on range ends, far below any reported precision.
+_SLACK = 1e-9
+_SUBSET_FIELDS = frozenset({"counts", "settings", "config_info", "configs", "filtered"})
+_AGGREGATE_FIELDS = frozenset({"configs", "n_subsets", "subsets"})
+
+
+def metric_range(metric: str) -> tuple[float, float] | None:
+    """Range of a reported metric (``"p@5"``, ``"gsr"``, ...); None for an unknown name."""
+    from audiobench.metrics import METRIC_GROUPS
+
+    k = metric.removeprefix("p@")
+    if k != metric:
+        group = "precision" if k.isdigit() and int(k) >= 1 else ""
+    else:
+        group = metric if metric != "precision" else ""
+    return _GROUP_RANGES.get(group) if group in METRIC_GROUPS else None
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _number_problem(where: str, value: Any, low: float, high: float) -> list[str]:
+    """A problem if ``value`` is neither null nor a number in [low, high]."""
+    if value is None:
+        return []
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return [f"{where}: must be a number or null, not {_show(value)}"]
+    if not low - _SLACK <= value <= high + _SLACK:
+        return [f"{where}: {value!r} is outside [{low:g}, {high:g}]"]
+    return []
+
+
+def _count_problem(where: str, value: Any) -> list[str]:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return []
+    return [f"{where}: must be a non-negative integer or null, not {_show(value)}"]
+
+
+def _config_problem(where: str, config: str) -> list[str]:
+    from audiobench.metrics import DISTANCE_METRICS
+
+    try:
+        _, distance = parse_config(config)
+    except ValueError as exc:
+        return [f"{where}: unknown configuration: {exc}"]
+    if distance not in DISTANCE_METRICS:
+        return [f"{where}: unknown distance {distance!r}; known: {', '.join(DISTANCE_METRICS)}"]
+    return []
+
+
+def _unknown_fields(where: str, entry: Mapping[str, Any], known: frozenset[str]) -> list[str]:
+    return [f"{where}.{key}: unknown field" for key in entry if key not in known]
+
+
+def _summary_problems(where: str, summary: Any, low: float, high: float) -> list[str]:
+    """One subset's entry for one metric: value, calibration and counts."""
+    if not isinstance(summary, dict):
+        return [f"{where}: must be a mapping with a 'value', not {_show(summary)}"]
+    if "value" not in summary:
+        return [f"{where}.value: missing field"]
+    width = high - low
+    problems = _number_problem(f"{where}.value", summary["value"], low, high)
+    problems += _number_problem(f"{where}.baseline_mean", summary.get("baseline_mean"), low, high)
+    problems += _number_problem(f"{where}.raw", summary.get("raw"), -1.0, 1.0)
+    problems += _number_problem(f"{where}.lift", summary.get("lift"), -width, width)
+    problems += _number_problem(f"{where}.margin", summary.get("margin"), 0.0, width)
+    problems += _number_problem(f"{where}.p_value", summary.get("p_value"), 0.0, 1.0)
+    problems += _number_problem(f"{where}.noise_fraction", summary.get("noise_fraction"), 0, 1)
+    for field in ("n_evaluated", "n_skipped", "n_clusters"):
+        problems += _count_problem(f"{where}.{field}", summary.get(field))
+    interval = summary.get("baseline_ci")
+    if interval is not None:
+        if not (isinstance(interval, list) and len(interval) == 2):
+            problems.append(f"{where}.baseline_ci: must be [low, high] or null")
+        else:
+            for i, bound in enumerate(interval):
+                problems += _number_problem(f"{where}.baseline_ci[{i}]", bound, low, high)
+            if not problems and None not in interval and interval[0] > interval[1]:
+                problems.append(f"{where}.baseline_ci: low {interval[0]!r} > high {interval[1]!r}")
+    return problems
+
+
+def _configs_problems(
+    where: str, configs: Any, check: Callable[[str, str, Any, float, float], list[str]]
+) -> list[str]:
+    if not isinstance(configs, dict):
+        return [f"{where}: missing field or not a mapping"]
+    problems: list[str] = []
+    for config, metrics in configs.items():
+        here = f"{where}.{config}"
+        problems += _config_problem(here, config)
+        if not isinstance(metrics, dict):
+            problems.append(f"{here}: must be a mapping of metric names")
+            continue
+        for metric, summary in metrics.items():
+            bounds = metric_range(metric.removesuffix("_baseline"))
+            if bounds is None:
+                problems.append(
+                    f"{here}.{metric}: unknown metric; known: p@<k>, "
+                    + ", ".join(g for g in _GROUP_RANGES if g != "precision")
+                )
+                continue
+            problems += check(f"{here}.{metric}", metric, summary, *bounds)
+    return problems
+
+
+def _subset_problems(meta: TaskMetadata, key: str, entry: dict[str, Any]) -> list[str]:
+    declared = meta.subsets or (DEFAULT_SUBSET,)
+    problems: list[str] = []
+    if key in meta.blind_subsets:
+        problems.append(f"{key}: blind subset: only its public/blind averages may be written")
+    elif key not in declared:
+        problems.append(f"{key}: unknown subset; the task declares {', '.join(declared)}")
+    problems += _unknown_fields(key, entry, _SUBSET_FIELDS)
+
+    def check(where: str, metric: str, summary: Any, low: float, high: float) -> list[str]:
+        if metric.endswith("_baseline"):
+            return [f"{where}: unknown metric (baselines sit inside each metric's entry)"]
+        return _summary_problems(where, summary, low, high)
+
+    return problems + _configs_problems(f"{key}.configs", entry.get("configs"), check)
+
+
+def _aggregate_problems(meta: TaskMetadata, key: str, entry: dict[str, Any]) -> list[str]:
+    problems = _unknown_fields(key, entry, _AGGREGATE_FIELDS)
+    for field in ("n_subsets", "subsets"):
+        if field not in entry:
+            problems.append(f"{key}.{field}: missing field")
+    members = entry.get("subsets", [])
+    n_subsets = entry.get("n_subsets", len(members) if isinstance(members, list) else 0)
+    if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+        problems.append(f"{key}.subsets: must be a list of subset names")
+    elif n_subsets != len(members):
+        problems.append(f"{key}.n_subsets: {_show(n_subsets)} but {len(members)} subsets listed")
+    else:
+        blind = key == "blind"
+        for i, member in enumerate(members):
+            if member not in meta.subsets and not (member == DEFAULT_SUBSET and not meta.subsets):
+                problems.append(f"{key}.subsets[{i}]: unknown subset {_show(member)}")
+            elif (member in meta.blind_subsets) != blind:
+                problems.append(
+                    f"{key}.subsets[{i}]: {member} is a {'public' if blind else 'blind'} subset"
+                )
+
+    def check(where: str, _metric: str, value: Any, low: float, high: float) -> list[str]:
+        return _number_problem(where, value, low, high)
+
+    return problems + _configs_problems(f"{key}.configs", entry.get("configs"), check)
 
 
 class _LazyBar:

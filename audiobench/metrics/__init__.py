@@ -11,10 +11,55 @@ it implements and how.
 - Preprocessing: :func:`pca_reduce`.
 - The grid with permutation baselines and bootstrap margins: :func:`zero_shot_similarity`
   → :class:`ZeroShotSimilarityReport` (``to_dict()`` for JSON).
+
+The other task families' metrics, numpy in, floats or dicts out (each module's docstring gives
+the exact definitions, tie rules and edge cases):
+
+- Classification (:mod:`.classification`): :func:`accuracy`, :func:`balanced_accuracy`,
+  :func:`macro_f1`, :func:`top_k_accuracy`, :func:`average_precision_per_class`,
+  :func:`macro_average_precision`, :func:`multilabel_f1`; the report
+  :func:`classification_scores`.
+- Clustering (:mod:`.clustering`): :func:`v_measure`, :func:`normalized_mutual_information`,
+  :func:`adjusted_rand_index`, :func:`purity_score` (plain contingency purity of a given
+  labelling; :func:`clustering_purity` is VocSim's UMAP + HDBSCAN pipeline),
+  :func:`labelling_scores`; MiniBatchKMeans over seeds: :func:`cluster_scores` →
+  :class:`ClusterScores`.
+- Retrieval (:mod:`.retrieval`): :func:`mean_reciprocal_rank`, :func:`hit_at_k`,
+  :func:`recall_at_k`, :func:`ndcg_at_k`, :func:`mean_average_precision`, the report
+  :func:`retrieval_scores`, and the search :func:`top_k` (exact, or faiss with the ``faiss``
+  extra).
+- Reranking (:mod:`.reranking`): :func:`reranking_scores`, :func:`top_candidates`; text error
+  rates (:mod:`.text_errors`): :func:`word_error_rate`, :func:`character_error_rate`,
+  :func:`edit_distance`, :func:`normalize_text`.
+- Reconstruction (:mod:`.reconstruction`): :func:`frechet_audio_distance`,
+  :func:`kernel_audio_distance`, :func:`embedding_mse`, :func:`si_sdr`,
+  :func:`log_mel_distance`, :func:`bits_per_second`.
+- Perceptual alignment (:mod:`.perceptual`): :func:`triplet_accuracy`,
+  :func:`two_afc_accuracy`, :func:`binomial_p_value`.
 """
 
 from __future__ import annotations
 
+from audiobench.metrics.classification import (
+    accuracy,
+    average_precision_per_class,
+    balanced_accuracy,
+    classification_scores,
+    macro_average_precision,
+    macro_f1,
+    multilabel_f1,
+    top_k_accuracy,
+)
+from audiobench.metrics.clustering import (
+    CLUSTERING_METRICS,
+    ClusterScores,
+    adjusted_rand_index,
+    cluster_scores,
+    labelling_scores,
+    normalized_mutual_information,
+    purity_score,
+    v_measure,
+)
 from audiobench.metrics.distances import DISTANCE_METRICS, pairwise_distances
 from audiobench.metrics.errors import InsufficientClassesError, InvalidEmbeddingsError
 from audiobench.metrics.grid import (
@@ -24,21 +69,48 @@ from audiobench.metrics.grid import (
     zero_shot_similarity,
 )
 from audiobench.metrics.pca import pca_reduce
+from audiobench.metrics.perceptual import binomial_p_value, triplet_accuracy, two_afc_accuracy
 from audiobench.metrics.precision import precision_at_k
 from audiobench.metrics.purity import clustering_purity
+from audiobench.metrics.reconstruction import (
+    bits_per_second,
+    embedding_mse,
+    frechet_audio_distance,
+    kernel_audio_distance,
+    log_mel_distance,
+    si_sdr,
+)
 from audiobench.metrics.report import (
     Configuration,
     DatasetCounts,
     MetricSummary,
     ZeroShotSimilarityReport,
 )
+from audiobench.metrics.reranking import reranking_scores, top_candidates
 from audiobench.metrics.results import MetricResult
+from audiobench.metrics.retrieval import (
+    hit_at_k,
+    mean_average_precision,
+    mean_reciprocal_rank,
+    ndcg_at_k,
+    recall_at_k,
+    retrieval_scores,
+    top_k,
+)
 from audiobench.metrics.separation import cs, cscf, csr, gsr
 from audiobench.metrics.silhouette import silhouette
+from audiobench.metrics.text_errors import (
+    character_error_rate,
+    edit_distance,
+    normalize_text,
+    word_error_rate,
+)
 
 __all__ = [
+    "CLUSTERING_METRICS",
     "DISTANCE_METRICS",
     "METRIC_GROUPS",
+    "ClusterScores",
     "Configuration",
     "DatasetCounts",
     "InsufficientClassesError",
@@ -47,15 +119,51 @@ __all__ = [
     "MetricSummary",
     "ProgressHook",
     "ZeroShotSimilarityReport",
+    "accuracy",
+    "adjusted_rand_index",
+    "average_precision_per_class",
+    "balanced_accuracy",
+    "binomial_p_value",
+    "bits_per_second",
+    "character_error_rate",
+    "classification_scores",
+    "cluster_scores",
     "clustering_purity",
     "configuration_name",
     "cs",
     "cscf",
     "csr",
+    "edit_distance",
+    "embedding_mse",
+    "frechet_audio_distance",
     "gsr",
+    "hit_at_k",
+    "kernel_audio_distance",
+    "labelling_scores",
+    "log_mel_distance",
+    "macro_average_precision",
+    "macro_f1",
+    "mean_average_precision",
+    "mean_reciprocal_rank",
+    "multilabel_f1",
+    "ndcg_at_k",
+    "normalize_text",
+    "normalized_mutual_information",
     "pairwise_distances",
     "pca_reduce",
     "precision_at_k",
+    "purity_score",
+    "recall_at_k",
+    "reranking_scores",
+    "retrieval_scores",
+    "si_sdr",
     "silhouette",
+    "top_candidates",
+    "top_k",
+    "top_k_accuracy",
+    "triplet_accuracy",
+    "two_afc_accuracy",
+    "v_measure",
+    "word_error_rate",
     "zero_shot_similarity",
 ]

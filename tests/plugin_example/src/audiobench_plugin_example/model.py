@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from audiobench.models.baselines import log_mel_spectrogram
 
 from audiobench.encoder import Encoder, ModelMeta, OutputKind
+from audiobench.models.baselines import log_mel_spectrogram
 
 
 class SpectralStatsEncoder(Encoder):

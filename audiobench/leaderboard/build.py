@@ -1,0 +1,81 @@
+"""``audiobench leaderboard build``: result files in, every leaderboard output out.
+
+Writes into the output folder:
+
+- ``index.html``: the self-contained page (tables, filters, plots);
+- ``leaderboard.md``: Markdown tables, one per benchmark and per task family;
+- ``results.csv`` (one row per result file) and ``scores.csv`` (one row per number);
+- ``plots/*.svg``: the plots, also inlined into the page;
+- ``leaderboard.json``: the collated tables the page is rendered from;
+- ``rejected.txt``: one line per problem of every file left out (empty if none).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from audiobench.leaderboard.collate import Leaderboard, collate
+from audiobench.leaderboard.frames import results_frame, scores_frame
+from audiobench.leaderboard.markdown import render_markdown
+from audiobench.leaderboard.page import render_page
+from audiobench.leaderboard.plots import render_plots
+from audiobench.leaderboard.validate import validate_paths
+
+__all__ = ["Build", "build_leaderboard"]
+
+
+@dataclass
+class Build:
+    """What a build produced."""
+
+    board: Leaderboard
+    files: list[Path]
+
+    @property
+    def rejected(self) -> list[str]:
+        return self.board.rejected
+
+
+def build_leaderboard(
+    results_dir: str | os.PathLike[str],
+    output_dir: str | os.PathLike[str],
+    *,
+    generated: datetime | None = None,
+) -> Build:
+    """Validate every result under ``results_dir`` and write the leaderboard to ``output_dir``.
+
+    Invalid files are left out and listed (``Build.rejected``, ``rejected.txt``,
+    the page and the Markdown), never dropped silently. ``generated`` fixes the
+    build time shown, for reproducible output.
+    """
+    root = Path(results_dir)
+    if not root.is_dir():
+        raise ValueError(f"{root}: not a directory of result files")
+    out = Path(output_dir)
+    validation = validate_paths([root])
+    board = collate(
+        [result for _, result in validation.accepted],
+        rejected=[problem.line(relative_to=root) for problem in validation.problems],
+        generated=generated,
+    )
+    svgs = render_plots(board)
+    (out / "plots").mkdir(parents=True, exist_ok=True)
+    files = []
+
+    def write(name: str, text: str) -> None:
+        path = out / name
+        path.write_text(text, encoding="utf-8")
+        files.append(path)
+
+    for stem, svg in svgs.items():
+        write(f"plots/{stem}.svg", svg)
+    write("leaderboard.md", render_markdown(board))
+    write("results.csv", results_frame(board.results).to_csv(index=False))
+    write("scores.csv", scores_frame(board.results).to_csv(index=False))
+    write("leaderboard.json", board.model_dump_json(indent=1) + "\n")
+    write("rejected.txt", "".join(f"{line}\n" for line in board.rejected))
+    write("index.html", render_page(board, svgs))
+    return Build(board=board, files=files)

@@ -1,0 +1,129 @@
+"""``audiobench results ...`` and ``audiobench leaderboard ...`` commands.
+
+Messages that quote result files are printed as plain text (no Rich markup),
+so a name like ``[red]x[/]`` or a terminal escape in a file shows as written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["leaderboard_app", "results_app"]
+
+results_app = typer.Typer(
+    help="Validate result files and export them for a leaderboard submission.",
+    no_args_is_help=True,
+)
+leaderboard_app = typer.Typer(
+    help="Build the leaderboard (HTML, Markdown, CSV, plots) from result files.",
+    no_args_is_help=True,
+)
+
+
+def _say(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+@results_app.command("validate")
+def validate(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Result files, or folders searched for *.json.", show_default=False),
+    ],
+) -> None:
+    """Check result files strictly; print one line per problem and exit 1 if any."""
+    from audiobench.leaderboard.validate import validate_paths
+
+    validation = validate_paths(paths)
+    for problem in validation.problems:
+        typer.echo(problem.line())
+    n_bad = len(validation.rejected)
+    n_files = len(validation.accepted) + n_bad
+    if validation.problems:
+        _say(f"{n_bad} of {n_files} result file(s) invalid ({len(validation.problems)} problem(s))")
+        raise typer.Exit(1)
+    _say(f"{n_files} result file(s) valid" if n_files else "no result files found")
+
+
+@results_app.command("export")
+def export(
+    results_dir: Annotated[
+        Path,
+        typer.Argument(
+            help="Your results folder (as written by `audiobench evaluate`).", show_default=False
+        ),
+    ],
+    to: Annotated[
+        Path, typer.Option("--to", help="The leaderboard's results folder in your checkout.")
+    ] = Path("leaderboard/results"),
+    overwrite: Annotated[
+        bool, typer.Option(help="Replace a different run of the same model, revision and task.")
+    ] = False,
+    skip_invalid: Annotated[
+        bool, typer.Option(help="Export the valid files even if others are invalid.")
+    ] = False,
+) -> None:
+    """Copy valid results into <to>/<model>/<revision>/<Task>.json for a pull request."""
+    from audiobench.leaderboard.export import export_results
+
+    if not results_dir.is_dir():
+        _say(f"error: {results_dir}: not a directory")
+        raise typer.Exit(2)
+    outcome = export_results(results_dir, to, overwrite=overwrite, skip_invalid=skip_invalid)
+    for problem in outcome.problems:
+        typer.echo(problem.line())
+    if outcome.problems and not skip_invalid:
+        _say("nothing exported: fix the files above, or pass --skip-invalid to leave them out")
+        raise typer.Exit(1)
+    for source, target in outcome.copied:
+        typer.echo(f"copied {source} -> {target}")
+    for _, target in outcome.unchanged:
+        typer.echo(f"unchanged {target}")
+    for source, target, why in outcome.refused:
+        typer.echo(f"refused {source} -> {target}: {why}")
+    _say(
+        f"{len(outcome.copied)} copied, {len(outcome.unchanged)} unchanged, "
+        f"{len(outcome.refused)} refused, {len(outcome.problems)} problem(s)"
+    )
+    if outcome.copied:
+        _say(f"next: git add {to} and open a pull request (see leaderboard/README.md)")
+    if not outcome.ok:
+        raise typer.Exit(1)
+
+
+@leaderboard_app.command("build")
+def build(
+    results: Annotated[
+        Path, typer.Option("--results", help="Folder of result files (searched recursively).")
+    ] = Path("leaderboard/results"),
+    output: Annotated[
+        Path, typer.Option("--output", help="Folder to write the leaderboard to.")
+    ] = (Path("leaderboard/site")),
+    strict: Annotated[bool, typer.Option(help="Exit 1 if any result file was rejected.")] = False,
+) -> None:
+    """Collate every valid result into HTML, Markdown, CSV and plots; list rejected files."""
+    from audiobench.leaderboard.build import build_leaderboard
+
+    try:
+        made = build_leaderboard(results, output)
+    except ValueError as exc:
+        _say(f"error: {exc}")
+        raise typer.Exit(2) from None
+    board = made.board
+    _say(
+        f"accepted {board.n_results} result file(s): {len(board.models)} model(s), "
+        f"{len(board.tables)} table(s)"
+    )
+    if board.rejected:
+        _say(f"rejected ({len(board.rejected)} problem(s)):")
+        for line in board.rejected:
+            _say(f"  {line}")
+    else:
+        _say("rejected: none")
+    for path in made.files:
+        _say(f"wrote {path}")
+    if strict and board.rejected:
+        raise typer.Exit(1)

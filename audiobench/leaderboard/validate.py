@@ -1,0 +1,370 @@
+"""Strict validation of result files before they reach a leaderboard.
+
+Every check reports one :class:`Problem` per finding, printed as
+``<file>: <field>: <message>``, so a contributor sees everything that is
+wrong with a pull request at once. A file passes only if it
+
+- is a regular file (no symbolic link) named ``*.json`` of at most
+  :data:`MAX_RESULT_BYTES`, checked before it is parsed;
+- parses as a :class:`~audiobench.results.TaskResult` (no unknown or missing
+  fields, right types, finite numbers);
+- names a registered task, with that task's family, dataset revision, main
+  score and subsets;
+- has scores its task family accepts (:meth:`audiobench.task.Task.score_problems`:
+  known metric names, values in range);
+- uses model and revision names that are safe as path components, and sits
+  at the path its content determines (:func:`audiobench.results.result_path`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from audiobench.results import NO_REVISION, TaskResult, load_result, result_path
+
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "MAX_PROBLEMS_PER_FILE",
+    "MAX_RESULT_BYTES",
+    "Problem",
+    "Validation",
+    "find_result_files",
+    "validate_file",
+    "validate_paths",
+]
+
+#: Largest result file accepted. A full VocSim result with every metric is
+#: about 0.3 MB; the limit keeps a hostile file from exhausting the builder.
+MAX_RESULT_BYTES = 5 * 1024 * 1024
+
+#: Longest model or revision name; path components stay well below the
+#: 255-byte limit of common file systems even after ``safe_component``.
+MAX_NAME_LENGTH = 100
+
+#: Problems listed per file; a hostile file could otherwise flood a CI log.
+MAX_PROBLEMS_PER_FILE = 50
+
+#: Field name used for problems with the file itself rather than a field in it.
+FILE = "(file)"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one file."""
+
+    file: Path
+    field: str
+    message: str
+
+    def line(self, relative_to: Path | None = None) -> str:
+        """``<file>: <field>: <message>``, on one line whatever the file contained."""
+        shown = self.file
+        if relative_to is not None:
+            with contextlib.suppress(ValueError):
+                shown = self.file.relative_to(relative_to)
+        return _one_line(f"{shown}: {self.field}: {self.message}")
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+@dataclass
+class Validation:
+    """Outcome of validating many files: the results that passed, and every problem."""
+
+    accepted: list[tuple[Path, TaskResult]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def rejected(self) -> dict[Path, list[Problem]]:
+        """Problems grouped by file, in the order the files were checked."""
+        grouped: dict[Path, list[Problem]] = {}
+        for problem in self.problems:
+            grouped.setdefault(problem.file, []).append(problem)
+        return grouped
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _one_line(text: str) -> str:
+    # File contents end up in messages; a newline or terminal escape in a
+    # field must not forge extra lines in a CI log.
+    return "".join(
+        ch if ch == " " or unicodedata.category(ch)[0] not in "CZ" else repr(ch)[1:-1]
+        for ch in text
+    )
+
+
+def find_result_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Problem]]:
+    """Result files named by ``paths``: files as given, directories searched for ``*.json``.
+
+    Symbolic links are never followed into directories. Files in a directory
+    that are not ``*.json`` (except hidden ones such as ``.gitkeep``) and paths
+    that do not exist come back as problems: nothing is silently skipped.
+    """
+    files: list[Path] = []
+    problems: list[Problem] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir() and not path.is_symlink():
+            for found in _walk(path):
+                if found.suffix == ".json" or found.is_symlink():
+                    files.append(found)
+                else:
+                    problems.append(Problem(found, FILE, "not a result file (*.json)"))
+        elif path.exists() or path.is_symlink():
+            files.append(path)
+        else:
+            problems.append(Problem(path, FILE, "no such file or directory"))
+    return files, problems
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    """Visible files under ``root``, and links to folders (reported, never followed)."""
+    for directory, dirnames, filenames in os.walk(root):
+        here = Path(directory)
+        visible = sorted(d for d in dirnames if not d.startswith("."))
+        yield from (here / d for d in visible if (here / d).is_symlink())
+        dirnames[:] = [d for d in visible if not (here / d).is_symlink()]
+        for name in sorted(filenames):
+            if not name.startswith("."):
+                yield here / name
+
+
+def validate_file(path: str | os.PathLike[str]) -> tuple[TaskResult | None, list[Problem]]:
+    """The parsed result (None if it failed) and every problem found in ``path``.
+
+    At most :data:`MAX_PROBLEMS_PER_FILE` problems are listed, the last one
+    counting the rest.
+    """
+    result, problems = _check_file(Path(path))
+    if len(problems) > MAX_PROBLEMS_PER_FILE:
+        more = len(problems) - MAX_PROBLEMS_PER_FILE + 1
+        problems = [
+            *problems[: MAX_PROBLEMS_PER_FILE - 1],
+            Problem(Path(path), FILE, f"and {more} more"),
+        ]
+    return result, problems
+
+
+def _check_file(p: Path) -> tuple[TaskResult | None, list[Problem]]:
+
+    def problem(field: str, message: str) -> Problem:
+        return Problem(p, field, message)
+
+    if p.is_symlink():
+        return None, [problem(FILE, "symbolic links are not accepted; commit the file itself")]
+    if not p.is_file():
+        return None, [problem(FILE, "not a regular file")]
+    if p.suffix != ".json":
+        return None, [problem(FILE, "not a result file (*.json)")]
+    size = p.stat().st_size
+    if size > MAX_RESULT_BYTES:
+        return None, [
+            problem(
+                FILE,
+                f"{size:,} bytes, over the limit of {MAX_RESULT_BYTES:,} bytes "
+                f"({MAX_RESULT_BYTES // 2**20} MiB) for a result file",
+            )
+        ]
+    try:
+        result = load_result(p)
+    except RecursionError:
+        return None, [problem(FILE, "JSON nested too deeply")]
+    except ValueError as exc:
+        return None, _load_problems(p, exc)
+    problems = _name_problems(p, result)
+    # Where the file should sit only means something once its names are sound.
+    path_problems = [] if problems else _path_problems(p, result)
+    problems += _task_problems(p, result) + path_problems
+    return (result if not problems else None), problems
+
+
+def validate_paths(paths: Iterable[str | os.PathLike[str]]) -> Validation:
+    """Validate every result file under ``paths`` (files or directories)."""
+    files, problems = find_result_files(paths)
+    outcome = Validation(problems=problems)
+    for path in files:
+        result, found = validate_file(path)
+        if result is not None:
+            outcome.accepted.append((path, result))
+        outcome.problems += found
+    return outcome
+
+
+def _load_problems(path: Path, exc: ValueError) -> list[Problem]:
+    """Turn :func:`load_result`'s error into one problem per schema error."""
+    # load_result wraps parse errors; a decoding error reaches us unwrapped.
+    cause = exc if isinstance(exc, UnicodeDecodeError) else exc.__cause__
+    if isinstance(cause, ValidationError):
+        return [
+            Problem(path, _location(error["loc"]), _message(error))
+            for error in cause.errors(include_url=False)
+        ]
+    if isinstance(cause, json.JSONDecodeError):
+        return [Problem(path, FILE, f"not valid JSON: {cause}")]
+    if isinstance(cause, UnicodeDecodeError):
+        return [Problem(path, FILE, "not UTF-8 text")]
+    if isinstance(cause, OSError):
+        return [Problem(path, FILE, f"cannot be read: {cause.strerror or cause}")]
+    return [Problem(path, FILE, str(cause or exc))]
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or FILE
+
+
+def _message(error: dict[str, object]) -> str:
+    kind = error["type"]
+    if kind == "missing":
+        return "missing field"
+    if kind == "extra_forbidden":
+        return "unknown field"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if kind == "model_type":
+        return message
+    value = error.get("input")
+    shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return f"{message} (got {shown})" if kind != "value_error" else message
+
+
+def _name_problem(value: str) -> str | None:
+    """Why ``value`` is not safe as a model or revision name (None if it is)."""
+    if len(value) > MAX_NAME_LENGTH:
+        return f"longer than {MAX_NAME_LENGTH} characters"
+    # Control and format characters (newlines, escapes, bidirectional
+    # overrides, zero-width marks) make names that print deceptively.
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in value):
+        return "contains control or invisible characters"
+    if not any(ch.isalnum() for ch in value):
+        return "must contain a letter or digit"
+    # A leading '-' reads as an option on a command line, '.' as a hidden
+    # file, and '=', '+', '@' as a formula in a spreadsheet opened from the CSV.
+    if value[0] in "-.=+@":
+        return "must not start with '-', '.', '=', '+' or '@'"
+    return None
+
+
+def _name_problems(path: Path, result: TaskResult) -> list[Problem]:
+    problems = []
+    for field_name, value in (
+        ("model.name", result.model.name),
+        ("model.revision", result.model.revision),
+    ):
+        if value is None:
+            continue
+        why = _name_problem(value)
+        if why is not None:
+            problems.append(Problem(path, field_name, f"{value!r} is not a safe name: {why}"))
+    return problems
+
+
+def _task_problems(path: Path, result: TaskResult) -> list[Problem]:
+    """Checks against the registered task: it exists, and the file agrees with it."""
+    from audiobench import registry
+
+    name = result.task.name
+    try:
+        cls = registry.tasks.get(name)
+    except registry.UnknownNameError:
+        return [
+            Problem(path, "task.name", f"unknown task {name!r}: no installed package registers it")
+        ]
+    except (LookupError, ImportError) as exc:
+        return [Problem(path, "task.name", f"task {name!r} cannot be loaded: {exc}")]
+    meta = cls.metadata
+    problems = []
+    if result.task.family != str(meta.family):
+        problems.append(
+            Problem(
+                path,
+                "task.family",
+                f"{result.task.family!r} does not match the registered task's {str(meta.family)!r}",
+            )
+        )
+    if result.task.revision != meta.revision:
+        problems.append(
+            Problem(
+                path,
+                "task.revision",
+                f"{result.task.revision!r} does not match the registered task's revision "
+                f"{meta.revision!r}",
+            )
+        )
+    if result.main_score_name != meta.main_score:
+        problems.append(
+            Problem(
+                path,
+                "main_score_name",
+                f"{result.main_score_name!r} is not the task's main score {meta.main_score!r}",
+            )
+        )
+    for i, subset in enumerate(result.task.subsets):
+        if subset not in meta.subsets:
+            problems.append(
+                Problem(path, f"task.subsets[{i}]", f"{subset!r} is not a subset of {name}")
+            )
+    for field_name, mapping in (("scores", result.scores), ("aggregates", result.aggregates)):
+        for found in cls.score_problems(mapping):
+            where, sep, message = found.partition(": ")
+            if not sep:
+                where, message = "", found
+            problems.append(
+                Problem(path, f"{field_name}.{where}" if where else field_name, message)
+            )
+    return problems
+
+
+def _path_problems(path: Path, result: TaskResult) -> list[Problem]:
+    """The file must sit at ``<root>/<model>/<revision>/<Task>.json`` for its own content."""
+    if len(path.parts) < 3:
+        return [
+            Problem(
+                path,
+                FILE,
+                "must sit at <model>/<revision>/<Task>.json, e.g. "
+                f"{result_path('', result.model.name, result.model.revision, result.task.name)}",
+            )
+        ]
+    expected = result_path(
+        path.parent.parent.parent, result.model.name, result.model.revision, result.task.name
+    )
+    problems = []
+    checks = (
+        ("model.name", result.model.name, expected.parent.parent.name, path.parent.parent.name),
+        (
+            "model.revision",
+            result.model.revision if result.model.revision is not None else NO_REVISION,
+            expected.parent.name,
+            path.parent.name,
+        ),
+        ("task.name", result.task.name, expected.name, path.name),
+    )
+    for field_name, value, want, have in checks:
+        if want != have:
+            kind = "file name" if field_name == "task.name" else "directory"
+            problems.append(
+                Problem(
+                    path,
+                    field_name,
+                    f"{value!r} belongs in {kind} {want!r}, but the file is in {have!r}"
+                    if kind == "directory"
+                    else f"{value!r} belongs in file {want!r}, but the file is named {have!r}",
+                )
+            )
+    return problems

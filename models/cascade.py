@@ -1,0 +1,205 @@
+"""Cascade encoders: speech recognition, then a text embedding of the transcript.
+
+``--model cascade:<asr>+<text model>`` composes two registered models the way
+MSEB builds its cascade baselines: the ASR model (a Whisper name such as
+``whisper-large-v3``, or ``hf:<dir or id>`` of a Whisper checkpoint)
+transcribes each clip, and the text model (any model with a text side, e.g.
+``clap``) embeds the transcript. Queries and documents then live in the text
+model's space, so spoken queries can be retrieved against text documents.
+Transcripts are kept per clip (``last_transcripts``) for inspection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from audiobench.encoder import Encoder, Modality, ModelMeta, OutputKind
+from audiobench.models.loading import from_pretrained, resolve_dtype, torch_dtype
+
+__all__ = ["CascadeEncoder", "WhisperTranscriber", "cascade_encoder"]
+
+
+class WhisperTranscriber:
+    """Greedy Whisper transcription of 16 kHz clips (the first 30 s of each)."""
+
+    sample_rate = 16000
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        revision: str | None = None,
+        device: str = "cpu",
+        dtype: str | None = None,
+        language: str | None = None,
+        max_new_tokens: int = 128,
+    ) -> None:
+        self.source = source
+        self.revision = revision
+        self.device = device
+        self.dtype = resolve_dtype(dtype, device)
+        self.language = language
+        self.max_new_tokens = max_new_tokens
+        self._model: Any = None
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "revision": self.revision,
+            "language": self.language,
+            "max_new_tokens": self.max_new_tokens,
+            "dtype": self.dtype,
+        }
+
+    def _load(self) -> None:
+        import transformers
+
+        kwargs = {"revision": self.revision}
+        self.feature_extractor = from_pretrained(
+            transformers.WhisperFeatureExtractor, self.source, what="feature extractor", **kwargs
+        )
+        self.tokenizer = from_pretrained(
+            transformers.AutoTokenizer, self.source, what="tokenizer", **kwargs
+        )
+        model = from_pretrained(
+            transformers.WhisperForConditionalGeneration,
+            self.source,
+            what="model",
+            dtype=torch_dtype(self.dtype),
+            **kwargs,
+        )
+        self._model = model.to(self.device).eval()
+        self.window = int(model.config.max_source_positions) * 2 * self.feature_extractor.hop_length
+
+    def transcribe(self, waveforms: Sequence[np.ndarray]) -> list[str]:
+        import torch
+
+        if self._model is None:
+            self._load()
+        features = self.feature_extractor(
+            [w[: self.window] for w in waveforms],
+            sampling_rate=self.sample_rate,
+            return_tensors="pt",
+            padding="max_length",
+            max_length=self.window,
+        ).input_features.to(self.device, torch_dtype(self.dtype))
+        # Whisper's decoder holds max_target_positions tokens, start tokens included.
+        limit = int(self._model.config.max_target_positions) - 4
+        generate_kwargs: dict[str, Any] = {"max_new_tokens": min(self.max_new_tokens, limit)}
+        if self.language:
+            generate_kwargs["language"] = self.language
+        with torch.inference_mode():
+            tokens = self._model.generate(features, **generate_kwargs)
+        return [t.strip() for t in self.tokenizer.batch_decode(tokens, skip_special_tokens=True)]
+
+
+class CascadeEncoder(Encoder):
+    """ASR → text embedding, as one audio–text encoder (built by :func:`cascade_encoder`)."""
+
+    meta = ModelMeta(
+        name="cascade",
+        sample_rate=16000,
+        output_kind=OutputKind.VECTOR,
+        modalities=(Modality.AUDIO, Modality.TEXT),
+        description="Template for cascade:<asr>+<text model> encoders.",
+    )
+    options = ("asr", "text_model")
+
+    def __init__(
+        self, *, transcriber: Any, text_encoder: Encoder, asr: str, text_model: str, **kwargs: Any
+    ) -> None:
+        super().__init__(asr=asr, text_model=text_model, **kwargs)
+        self.transcriber = transcriber
+        self.text_encoder = text_encoder
+        self.last_transcripts: list[str] = []
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            **super().describe(),
+            "asr_model": self.transcriber.describe(),
+            "text_model_description": self.text_encoder.describe(),
+        }
+
+    def parameter_count(self) -> int | None:
+        counts = [getattr(self.transcriber, "_model", None), self.text_encoder]
+        total = 0
+        for part in counts:
+            if isinstance(part, Encoder):
+                n = part.parameter_count()
+            elif part is not None:
+                n = sum(p.numel() for p in part.parameters())
+            else:
+                n = None
+            if n is None:
+                return None
+            total += int(n)
+        return total
+
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        transcripts = self.transcriber.transcribe(waveforms)
+        self.last_transcripts = transcripts
+        empty = sum(1 for t in transcripts if not t)
+        if empty:
+            self.note("transcribed to empty text; embedded as the empty string", empty)
+        return list(self.encode_text(transcripts))
+
+    def encode_text(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self.text_encoder.encode_text(texts), dtype=np.float32)
+
+
+def _asr_source(spec: str) -> str:
+    from audiobench import registry
+    from audiobench.models.whisper import WhisperEncoder
+
+    if spec.startswith("hf:"):
+        return spec.removeprefix("hf:")
+    cls = registry.models.get(spec)
+    if not issubclass(cls, WhisperEncoder) or cls.meta.source is None:
+        raise ValueError(f"cascade: ASR model {spec!r} is not a Whisper model")
+    return cls.meta.source
+
+
+def cascade_encoder(argument: str, **kwargs: Any) -> Encoder:
+    """``cascade:<asr>+<text model>``, e.g. ``cascade:whisper-large-v3+clap``."""
+    from audiobench import registry
+
+    asr, sep, text = argument.rpartition("+")
+    if not sep or not asr or not text:
+        raise ValueError(
+            f"cascade:{argument}: expected cascade:<asr model>+<text model>, "
+            "e.g. cascade:whisper-large-v3+clap"
+        )
+    device = kwargs.get("device", "cpu")
+    dtype = kwargs.get("dtype")
+    text_encoder = registry.models.create(text, device=device, dtype=dtype)
+    if Modality.TEXT not in text_encoder.meta.modalities:
+        raise ValueError(f"cascade:{argument}: {text!r} has no text encoder")
+    transcriber = WhisperTranscriber(
+        _asr_source(asr),
+        revision=kwargs.pop("revision", None),
+        device=device,
+        dtype=dtype,
+        language=kwargs.pop("language", None),
+    )
+    meta = CascadeEncoder.meta.model_copy(
+        update={
+            "name": f"cascade:{argument}",
+            "source": argument,
+            "revision": text_encoder.revision or "main",
+            "embedding_dim": text_encoder.meta.embedding_dim,
+            "description": f"{asr} transcripts embedded by {text}'s text side.",
+        }
+    )
+    dynamic = type(
+        "CascadeEncoder_" + str(abs(hash(argument)) % 10**8), (CascadeEncoder,), {"meta": meta}
+    )
+    return dynamic(
+        transcriber=transcriber,
+        text_encoder=text_encoder,
+        asr=asr,
+        text_model=text,
+        **{k: v for k, v in kwargs.items() if k in ("device", "dtype", "pooling")},
+    )

@@ -1,0 +1,111 @@
+"""Loading transformers weights the way users load them, with errors that say how to fix things.
+
+Every built-in transformers encoder and the ``hf:`` loader go through
+:func:`from_pretrained`, so a registered name, a hub id and a local directory
+take the same path (tests exercise it on tiny models saved to a temporary
+directory).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DTYPES", "ModelLoadError", "from_pretrained", "resolve_dtype", "torch_dtype"]
+
+#: Accepted spellings of ``--dtype`` → canonical name.
+DTYPES = {
+    "float32": "float32",
+    "fp32": "float32",
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+}
+
+
+class ModelLoadError(OSError):
+    """Weights or configuration could not be found or read."""
+
+
+def resolve_dtype(dtype: str | None, device: str) -> str:
+    """The compute dtype: the user's choice, else float16 on CUDA and float32 elsewhere.
+
+    Half precision is the default on GPUs because encoders evaluated here are
+    run in inference only, where fp16 changes embeddings far less than the
+    differences the benchmark measures; ``--dtype fp32`` forces full precision.
+    """
+    if dtype is None:
+        return "float16" if device.startswith("cuda") else "float32"
+    try:
+        return DTYPES[dtype.lower()]
+    except KeyError:
+        raise ValueError(f"unknown dtype {dtype!r}; choose one of {sorted(set(DTYPES))}") from None
+
+
+def torch_dtype(name: str) -> Any:
+    import torch
+
+    return getattr(torch, resolve_dtype(name, "cpu"))
+
+
+def _hint(source: str, revision: str | None) -> str:
+    path = Path(source).expanduser()
+    offline = os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0", "false", "False")
+    hf_home = os.environ.get("HF_HOME", "~/.cache/huggingface (default)")
+    tried = []
+    if path.exists():
+        tried.append(f"the local directory {path.resolve()} (it exists but could not be loaded)")
+    else:
+        tried.append(f"a local directory {path.resolve()} (not found)")
+    tried.append(
+        f"the Hugging Face hub id {source!r} at revision {revision or 'main'!r} "
+        f"(HF_HOME={hf_home}, offline mode {'on' if offline else 'off'})"
+    )
+    fixes = [
+        "download it on a machine with network access "
+        f"(`huggingface-cli download {source}`"
+        + (f" --revision {revision}" if revision else "")
+        + ") and point HF_HOME at that cache",
+        "or pass a local directory holding the files (`--weights DIR` or `--model hf:DIR`)",
+        "or check the id and `--revision`",
+    ]
+    if offline:
+        fixes.insert(0, "unset HF_HUB_OFFLINE if this machine has network access")
+    return "tried " + "; then ".join(tried) + ".\nTo fix: " + "; ".join(fixes) + "."
+
+
+def from_pretrained(
+    loader: Any,
+    source: str,
+    *,
+    revision: str | None = None,
+    trust_remote_code: bool = False,
+    what: str = "model",
+    **kwargs: Any,
+) -> Any:
+    """``loader.from_pretrained(source, ...)`` with an error that names what was tried.
+
+    ``source`` is a hub id or a local directory (a revision is ignored for
+    directories, as transformers does).
+    """
+    if Path(source).expanduser().is_dir():
+        source = str(Path(source).expanduser())
+        revision = None
+    try:
+        return loader.from_pretrained(
+            source, revision=revision, trust_remote_code=trust_remote_code, **kwargs
+        )
+    except (OSError, ValueError, KeyError) as exc:
+        message = str(exc)
+        if "trust_remote_code" in message and not trust_remote_code:
+            raise ModelLoadError(
+                f"{source!r} needs code from its hub repository to load; audiobench runs such "
+                "code only when asked: pass --trust-remote-code if you trust it"
+            ) from exc
+        raise ModelLoadError(
+            f"could not load the {what} {source!r}: {type(exc).__name__}: "
+            f"{message.splitlines()[0] if message else ''}\n{_hint(source, revision)}"
+        ) from exc

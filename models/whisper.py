@@ -1,0 +1,148 @@
+"""Whisper encoders: the 1500 × d encoder sequence of a 30 s window.
+
+Whisper was trained on log-mel inputs padded to exactly 30 s, and its encoder
+refuses any other length, so every clip is padded to the window as in
+training. Default pooling is VocSim's ``mean_time_feat`` over all 1500 frames
+(padding included, the paper's EWMTF); ``masked:mean_time_feat`` averages
+only the frames that hold audio.
+
+Clips longer than the window follow ``long_clips``:
+
+- ``"truncate"`` (default): the first 30 s are encoded; the run ends with a
+  warning counting such clips.
+- ``"chunk"``: the clip is cut into consecutive 30 s windows, each encoded,
+  and the frame sequences concatenated in time (padding only in the last
+  window), so pooling covers the whole clip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from audiobench.encoder import ModelMeta, OutputKind
+from audiobench.models.hf import HFEncoder, ceil_div
+
+__all__ = [
+    "WhisperBase",
+    "WhisperEncoder",
+    "WhisperLargeV3Turbo",
+    "WhisperMedium",
+    "WhisperSmall",
+    "WhisperTiny",
+]
+
+LongClips = Literal["truncate", "chunk"]
+
+
+def _meta(name: str, source: str, dim: int, n_parameters: int) -> ModelMeta:
+    return ModelMeta(
+        name=name,
+        source=source,
+        revision="main",
+        sample_rate=16000,
+        output_kind=OutputKind.SEQUENCE,
+        embedding_dim=dim,
+        n_parameters=n_parameters,
+        license="MIT",
+        default_pooling="mean_time_feat",
+        description=(
+            f"Whisper encoder ({source}): input padded to the 30 s window, output the "
+            f"1500 × {dim} frame sequence; options layer=, long_clips=truncate|chunk."
+        ),
+        reference="https://arxiv.org/abs/2212.04356",
+    )
+
+
+class WhisperEncoder(HFEncoder):
+    """Encoder half of Whisper (the decoder is dropped after loading)."""
+
+    meta = _meta("whisper-large-v3", "openai/whisper-large-v3", 1280, 637_000_000)
+    options = ("long_clips",)
+
+    def __init__(self, *, long_clips: LongClips = "truncate", **kwargs: Any) -> None:
+        if long_clips not in ("truncate", "chunk"):
+            raise ValueError(f"long_clips must be 'truncate' or 'chunk', got {long_clips!r}")
+        super().__init__(long_clips=long_clips, **kwargs)
+        self.long_clips = long_clips
+
+    def _load(self) -> None:
+        import transformers
+
+        self.feature_extractor = self._from_pretrained(
+            transformers.WhisperFeatureExtractor, what="feature extractor"
+        )
+        full = self._load_model(transformers.WhisperModel)
+        self.model = full.get_encoder()
+        del full.decoder  # half the parameters, never used
+        # The encoder accepts exactly 2 mel frames per output position (conv stride 2).
+        self.hop = int(self.feature_extractor.hop_length)
+        self.window = int(self.model.config.max_source_positions) * 2 * self.hop
+
+    def _windows(self, wave: np.ndarray) -> list[np.ndarray]:
+        if len(wave) <= self.window:
+            return [wave]
+        if self.long_clips == "truncate":
+            self.note(
+                f"longer than the {self.window / self.meta.sample_rate:g} s window; "
+                "only the start was encoded (model option long_clips=chunk encodes all of it)"
+            )
+            return [wave[: self.window]]
+        return [wave[i : i + self.window] for i in range(0, len(wave), self.window)]
+
+    def n_valid_frames(self, n_samples: int) -> int | None:
+        self.load()
+        frames_per_window = self.window // (2 * self.hop)
+        if self.long_clips == "truncate":
+            n_samples = min(n_samples, self.window)
+        full, rest = divmod(n_samples, self.window)
+        if full and not rest:
+            return full * frames_per_window
+        last = max(1, ceil_div(ceil_div(rest, self.hop), 2))
+        return full * frames_per_window + min(last, frames_per_window)
+
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        self.load()
+        windows: list[np.ndarray] = []
+        owners: list[int] = []
+        for i, wave in enumerate(waveforms):
+            for w in self._windows(wave):
+                windows.append(w)
+                owners.append(i)
+        features = self.feature_extractor(
+            windows,
+            sampling_rate=self.meta.sample_rate,
+            return_tensors="pt",
+            padding="max_length",
+            max_length=self.window,
+            truncation=True,
+        )
+        inputs = self._to_device({"input_features": features["input_features"]})
+        outputs = self.model(**inputs, output_hidden_states=self.layer is not None)
+        hidden = self._hidden(outputs).detach().float().cpu().numpy()
+        per_clip: list[list[np.ndarray]] = [[] for _ in waveforms]
+        for owner, z in zip(owners, hidden, strict=True):
+            per_clip[owner].append(z)
+        return [np.concatenate(parts, axis=0) for parts in per_clip]
+
+
+class WhisperLargeV3Turbo(WhisperEncoder):
+    meta = _meta("whisper-large-v3-turbo", "openai/whisper-large-v3-turbo", 1280, 637_000_000)
+
+
+class WhisperMedium(WhisperEncoder):
+    meta = _meta("whisper-medium", "openai/whisper-medium", 1024, 307_000_000)
+
+
+class WhisperSmall(WhisperEncoder):
+    meta = _meta("whisper-small", "openai/whisper-small", 768, 88_000_000)
+
+
+class WhisperBase(WhisperEncoder):
+    meta = _meta("whisper-base", "openai/whisper-base", 512, 20_600_000)
+
+
+class WhisperTiny(WhisperEncoder):
+    meta = _meta("whisper-tiny", "openai/whisper-tiny", 384, 8_200_000)

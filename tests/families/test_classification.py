@@ -1,0 +1,645 @@
+"""The classification family: probes on frozen embeddings, splits, scores, real tasks, CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import audiobench
+from audiobench import registry
+from audiobench.audio import Clip, FileAudioRef
+from audiobench.benchmark import get_benchmark
+from audiobench.cli import app
+from audiobench.encoder import OutputKind
+from audiobench.families import ClassificationTask
+from audiobench.leaderboard.validate import validate_file
+from audiobench.probes import GroupLeakError, MissingClassError
+from audiobench.results import load_result
+from audiobench.runner import ProgressBar
+from audiobench.task import DatasetSource, Embedder, TaskFamily, TaskMetadata
+from tests.hub_copy import write_hub_like
+
+ALL_PROBES = ("linear", "knn", "mlp", "attentive", "protobin")
+
+# ---------------------------------------------------------------------------- helpers
+
+
+class FakeEmbedder(Embedder):
+    """Fixed pooled vectors and frame sequences per clip id; records what was asked."""
+
+    def __init__(
+        self,
+        vectors: Mapping[str, np.ndarray],
+        frames: Mapping[str, np.ndarray] | None = None,
+        *,
+        kind: OutputKind = OutputKind.SEQUENCE,
+        skip: Sequence[str] = (),
+    ) -> None:
+        self.encoder = SimpleNamespace(meta=SimpleNamespace(name="fake", output_kind=kind))
+        self.durations: dict[str, float] = {}
+        self.vectors = vectors
+        self.frames = frames or {}
+        self.skip = set(skip)
+        self.calls: list[bool] = []
+
+    def embed(
+        self, clips: Sequence[Clip], description: str, *, pooled: bool = True
+    ) -> tuple[list[Clip], list[Any]]:
+        self.calls.append(pooled)
+        kept = [c for c in clips if c.id not in self.skip]
+        source = self.vectors if pooled else self.frames
+        return kept, [np.asarray(source[c.id], dtype=np.float32) for c in kept]
+
+    def track(self, description: str, total: int, unit: str) -> ProgressBar:
+        return ProgressBar(total)
+
+
+def make_clip(clip_id: str, label: str | None, **fields: Any) -> Clip:
+    metadata = fields.pop("metadata", {})
+    return Clip(clip_id, FileAudioRef(Path(f"{clip_id}.wav")), label, metadata=metadata, **fields)
+
+
+def task_class(name: str, main_score: str = "linear:accuracy", **options: Any) -> type:
+    """A ClassificationTask subclass with test metadata and the given class options."""
+    meta = TaskMetadata(
+        name=name,
+        family=TaskFamily.CLASSIFICATION,
+        description="test task",
+        dataset=DatasetSource(kind="synthetic", path="tests"),
+        main_score=main_score,
+    )
+    return type(name, (ClassificationTask,), {"metadata": meta, **options})
+
+
+def separable(
+    n_classes: int = 4,
+    per_class: int = 18,
+    *,
+    n_folds: int = 3,
+    dim: int = 16,
+    seed: int = 0,
+    shuffle: bool = False,
+) -> tuple[list[Clip], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Clips of well separated classes: pooled vectors and frame sequences around class means.
+
+    Folds are assigned per individual (``g<k>``) so that no individual straddles two folds.
+    With ``shuffle`` the labels are permuted: the embeddings then carry no information.
+    """
+    rng = np.random.default_rng(seed)
+    means = 4.0 * rng.standard_normal((n_classes, dim))
+    clips, vectors, frames = [], {}, {}
+    labels = [f"c{c}" for c in range(n_classes) for _ in range(per_class)]
+    shown = list(rng.permutation(labels)) if shuffle else labels
+    for i, (true, label) in enumerate(zip(labels, shown, strict=True)):
+        c = int(true[1:])
+        group = i % (per_class // 2) if per_class > 1 else 0
+        clip_id = f"x{i:03d}"
+        clips.append(
+            make_clip(
+                clip_id,
+                label,
+                group=f"g{group}",
+                metadata={"fold": str(group % n_folds + 1)},
+            )
+        )
+        length = int(rng.integers(5, 12))
+        frames[clip_id] = means[c] + 0.5 * rng.standard_normal((length, dim))
+        vectors[clip_id] = frames[clip_id].mean(axis=0)
+    return clips, vectors, frames
+
+
+FoldTask = task_class("TestFolds", probes=ALL_PROBES, folds=("1", "2", "3"), grouped=True)
+
+
+# ---------------------------------------------------------------------------- probes
+
+
+def test_every_probe_is_near_perfect_on_separable_data() -> None:
+    clips, vectors, frames = separable()
+    embedder = FakeEmbedder(vectors, frames)
+    result = FoldTask().evaluate(embedder, clips)
+    entry = result.scores["default"]
+    assert set(entry) == set(ALL_PROBES)
+    for probe in ALL_PROBES:
+        assert entry[probe]["accuracy"] >= 0.95, (probe, entry[probe]["accuracy"])
+        assert entry[probe]["n_samples"] == len(clips) and entry[probe]["n_splits"] == 3
+        assert set(entry[probe]["per_split"]) == {"fold-1", "fold-2", "fold-3"}
+    assert result.main_score == entry["linear"]["accuracy"]
+    # Token probes ran on frame sequences: one pooled and one unpooled embedding pass.
+    assert embedder.calls == [True, False]
+    configs = result.details["probes"]["default"]
+    assert configs["linear"]["fold-1"]["grid"]["C"][0] == pytest.approx(1e-4)
+    assert configs["linear"]["fold-1"]["chosen"]["C"] in configs["linear"]["fold-1"]["grid"]["C"]
+    assert configs["attentive"]["fold-2"]["level"] == "token"
+    assert result.details["splits"]["default"]["method"] == "folds"
+    assert result.details["protocol"]["seed"] == 0
+    assert FoldTask.score_problems(result.scores) == []
+
+
+def test_every_probe_is_at_chance_on_shuffled_labels() -> None:
+    clips, vectors, frames = separable(per_class=40, shuffle=True)
+    result = FoldTask().evaluate(FakeEmbedder(vectors, frames), clips)
+    for probe in ALL_PROBES:
+        accuracy = result.scores["default"][probe]["accuracy"]
+        assert abs(accuracy - 0.25) < 0.12, (probe, accuracy)  # 4 classes: chance is 1/4
+
+
+def test_scores_are_seeded_and_reproducible() -> None:
+    clips, vectors, frames = separable(per_class=8)
+    task = task_class("TestSeeded", probes=("linear", "mlp", "attentive"), folds=("1", "2", "3"))
+    first = task().evaluate(FakeEmbedder(vectors, frames), clips)
+    again = task().evaluate(FakeEmbedder(vectors, frames), clips)
+    assert first.scores == again.scores
+
+
+def test_fold_averages_pinned_to_hand_computed_one_nn() -> None:
+    """1-NN on a line; every prediction is worked out by hand.
+
+    fold 1 tests a0 (0.0), b0 (10.0), a2 (5.2); trains on a1 (1.0), b1 (11.0), b2 (4.8).
+      a0 -> a1 (a), b0 -> b1 (b), a2 -> b2 (b, wrong): accuracy 2/3, recall a 1/2, b 1
+      -> balanced 3/4, F1 a = 2/(2+0+1) = 2/3, F1 b = 2·1/(2+1+0) = 2/3 -> macro 2/3.
+    fold 2 is the mirror: trains on fold 1, tests a1 -> a0 (a), b1 -> b0 (b),
+      b2 (4.8) -> a2 (5.2) (a, wrong): the same three numbers.
+    """
+    points = {"a0": 0.0, "b0": 10.0, "a2": 5.2, "a1": 1.0, "b1": 11.0, "b2": 4.8}
+    clips = [
+        make_clip(i, i[0], metadata={"fold": "1" if i in ("a0", "b0", "a2") else "2"})
+        for i in points
+    ]
+    vectors = {i: np.array([v, 0.0]) for i, v in points.items()}
+    task = task_class(
+        "TestOneNN",
+        main_score="knn:accuracy",
+        probes=("knn",),
+        folds=("1", "2"),
+        probe_params={"knn": {"k": 1, "metric": "euclidean"}},
+    )
+    result = task().evaluate(FakeEmbedder(vectors), clips)
+    knn = result.scores["default"]["knn"]
+    for fold in ("fold-1", "fold-2"):
+        report = knn["per_split"][fold]
+        assert report["accuracy"] == pytest.approx(2 / 3)
+        assert report["balanced_accuracy"] == pytest.approx(3 / 4)
+        assert report["f1_macro"] == pytest.approx(2 / 3)
+        assert report["n_samples"] == 3 and report["n_classes"] == 2
+    assert knn["accuracy"] == pytest.approx(2 / 3) and knn["std"]["accuracy"] == 0.0
+    assert knn["n_samples"] == 6 and "top_5_accuracy" not in knn  # 2 classes: top-5 is trivial
+    assert result.main_score == pytest.approx(2 / 3)
+
+
+def test_top_k_reported_with_more_classes_than_k() -> None:
+    clips, vectors, _ = separable(n_classes=7, per_class=6)
+    task = task_class("TestTopK", probes=("knn",), folds=("1", "2", "3"))
+    entry = task().evaluate(FakeEmbedder(vectors), clips).scores["default"]["linear"]
+    assert entry["top_5_accuracy"] >= entry["accuracy"] >= 0.9
+
+
+# ---------------------------------------------------------------------------- splits
+
+
+def test_fold_missing_a_class_in_training_names_fold_and_class() -> None:
+    clips, vectors, _ = separable(n_classes=3, per_class=6)
+    for c in clips:  # every clip of class c2 sits in fold 2
+        if c.label == "c2":
+            c.metadata["fold"] = "2"
+    task = task_class("TestMissing", folds=("1", "2", "3"))
+    with pytest.raises(MissingClassError) as info:
+        task().evaluate(FakeEmbedder(vectors), clips)
+    message = str(info.value)
+    assert "TestMissing" in message and "fold-2" in message and "'c2'" in message
+    assert info.value.split == "fold-2" and info.value.classes == ("c2",)
+
+
+def test_undeclared_or_missing_fold_is_an_error() -> None:
+    clips, vectors, _ = separable(n_classes=2, per_class=6)
+    clips[0].metadata["fold"] = "7"
+    task = task_class("TestBadFold", folds=("1", "2", "3"))
+    with pytest.raises(ValueError, match=r"fold value\(s\) \['7'\] are not among"):
+        task().evaluate(FakeEmbedder(vectors), clips)
+    del clips[0].metadata["fold"]
+    with pytest.raises(ValueError, match="have no 'fold': 'x000'"):
+        task().evaluate(FakeEmbedder(vectors), clips)
+
+
+def test_group_in_two_folds_is_an_error() -> None:
+    clips, vectors, _ = separable(n_classes=2, per_class=12)
+    leaky = next(c for c in clips if c.group == "g0" and c.label == "c1")
+    leaky.metadata["fold"] = "2"  # g0 is otherwise in fold 1
+    task = task_class("TestLeak", folds=("1", "2", "3"), grouped=True)
+    with pytest.raises(GroupLeakError, match="'g0'") as info:
+        task().evaluate(FakeEmbedder(vectors), clips)
+    assert "TestLeak" in str(info.value)
+
+
+def test_generated_group_folds_never_share_a_group() -> None:
+    clips, vectors, _ = separable(n_classes=3, per_class=20)
+    for c in clips:
+        c.metadata.clear()  # no predefined folds or splits
+    task = task_class("TestGrouped", grouped=True, generated_folds=4)
+    method, splits = task().evaluation_splits(clips)
+    assert method == "grouped_folds" and len(splits) == 4
+    for split in splits:
+        train = {clips[i].group for i in split.train}
+        test = {clips[i].group for i in split.test}
+        assert train and test and not train & test
+    # Every clip is tested exactly once.
+    tested = sorted(i for s in splits for i in s.test.tolist())
+    assert tested == list(range(len(clips)))
+    result = task().evaluate(FakeEmbedder(vectors), clips)
+    assert result.details["splits"]["default"]["method"] == "grouped_folds"
+    assert result.main_score >= 0.95
+
+
+def test_grouped_task_needs_a_group_for_every_clip() -> None:
+    clips, vectors, _ = separable(n_classes=2, per_class=6)
+    clips[3] = replace(clips[3], group=None)
+    task = task_class("TestNoGroup", grouped=True)
+    with pytest.raises(ValueError, match=r"need a group .* 'x003'"):
+        task().evaluate(FakeEmbedder(vectors), clips)
+
+
+def test_given_splits_use_validation_and_record_sizes() -> None:
+    clips, vectors, _ = separable(n_classes=3, per_class=10)
+    clips = [
+        replace(c, split=("train", "train", "train", "validation", "test")[(i // 2) % 5])
+        for i, c in enumerate(clips)
+    ]
+    for c in clips:
+        c.metadata.clear()
+    task = task_class("TestGiven", probes=("linear", "knn"))
+    result = task().evaluate(FakeEmbedder(vectors), clips)
+    info = result.details["splits"]["default"]
+    assert info["method"] == "given"
+    assert info["splits"] == {"test": {"n_train": 18, "n_validation": 6, "n_test": 6}}
+    # Individuals appear in several parts: not an error here (the task is not grouped),
+    # but counted.
+    assert info["groups_in_several_parts"] > 0
+    linear = result.details["probes"]["default"]["linear"]["test"]
+    assert linear["selection"]["method"] == "validation"
+    assert result.main_score == 1.0
+
+
+def test_unknown_split_value_is_an_error() -> None:
+    clips, vectors, _ = separable(n_classes=2, per_class=6)
+    clips = [replace(c, split="train" if i % 3 else "dev") for i, c in enumerate(clips)]
+    with pytest.raises(ValueError, match="unexpected split values 'dev'"):
+        task_class("TestDev")().evaluate(FakeEmbedder(vectors), clips)
+
+
+def test_unlabelled_clip_and_nan_embedding_are_errors() -> None:
+    clips, vectors, _ = separable(n_classes=2, per_class=6)
+    task = task_class("TestBad", folds=("1", "2", "3"))
+    vectors["x004"] = np.full(16, np.nan)
+    with pytest.raises(ValueError, match=r"NaN or infinite values.*'x004'"):
+        task().evaluate(FakeEmbedder(vectors), clips)
+    clips[1] = replace(clips[1], label=None)
+    with pytest.raises(ValueError, match="have no label: 'x001'"):
+        task().evaluate(FakeEmbedder(vectors), clips)
+
+
+# ---------------------------------------------------------------------------- encoders
+
+
+def test_token_probes_skipped_for_vector_encoders_with_reason() -> None:
+    clips, vectors, _ = separable(n_classes=2, per_class=6)
+    embedder = FakeEmbedder(vectors, kind=OutputKind.VECTOR)
+    result = FoldTask().evaluate(embedder, clips)
+    entry = result.scores["default"]
+    assert set(entry) == {"linear", "knn", "mlp", "skipped_probes"}
+    assert "token-level probes need frame sequences" in entry["skipped_probes"]["attentive"]
+    assert embedder.calls == [True]  # no unpooled pass
+    assert result.main_score == entry["linear"]["accuracy"]
+    assert FoldTask.score_problems(result.scores) == []
+
+
+def test_token_primary_probe_refuses_vector_encoders() -> None:
+    task = task_class("TestTokenMain", main_score="attentive:accuracy", probes=())
+    vector = SimpleNamespace(meta=SimpleNamespace(name="v", output_kind=OutputKind.VECTOR))
+    with pytest.raises(ValueError, match=r"primary probe 'attentive'.*frame sequences"):
+        task.check_encoder(vector)
+    sequence = SimpleNamespace(meta=SimpleNamespace(name="s", output_kind=OutputKind.SEQUENCE))
+    task.check_encoder(sequence)
+    assert task().probe_names == ("attentive",)
+
+
+def test_clips_dropped_by_the_unpooled_pass_leave_every_probe() -> None:
+    clips, vectors, frames = separable(n_classes=2, per_class=12)
+
+    class Dropping(FakeEmbedder):
+        def embed(self, clips, description, *, pooled=True):  # type: ignore[no-untyped-def]
+            self.skip = set() if pooled else {"x000"}
+            return super().embed(clips, description, pooled=pooled)
+
+    task = task_class("TestDrop", probes=("linear", "protobin"), folds=("1", "2", "3"))
+    result = task().evaluate(Dropping(vectors, frames), clips)
+    assert result.details["splits"]["default"]["n_dropped_unpooled"] == 1
+    for probe in ("linear", "protobin"):
+        assert result.scores["default"][probe]["n_samples"] == len(clips) - 1
+
+
+# ---------------------------------------------------------------------------- multi-label
+
+
+def multilabel_clips(
+    n_classes: int = 4, repeats: int = 6, *, shuffle: bool = False
+) -> tuple[list[Clip], dict[str, np.ndarray]]:
+    """Every single class and pair, ``repeats`` times; vectors sum the classes' prototypes."""
+    rng = np.random.default_rng(3)
+    protos = 3.0 * rng.standard_normal((n_classes, 12))
+    combos = [(a,) for a in range(n_classes)] + [
+        (a, b) for a in range(n_classes) for b in range(a + 1, n_classes)
+    ]
+    clips, vectors = [], {}
+    labels = []
+    for index, combo in enumerate(combos):
+        for k in range(repeats):
+            clip_id = f"m{index:02d}-{k}"
+            split = "test" if k == repeats - 1 else "validation" if k == repeats - 2 else "train"
+            labels.append(",".join(f"k{c}" for c in combo))
+            clips.append(make_clip(clip_id, None, split=split))
+            vectors[clip_id] = protos[list(combo)].sum(axis=0) + 0.3 * rng.standard_normal(12)
+    if shuffle:
+        labels = list(rng.permutation(labels))
+    clips = [
+        # Spaces around the separator are stripped.
+        replace(c, label=label.replace(",", " , ") if c.id.endswith("-0") else label)
+        for c, label in zip(clips, labels, strict=True)
+    ]
+    return clips, vectors
+
+
+MultiTask = task_class(
+    "TestMultilabel", main_score="linear:map", multilabel=True, probes=("linear", "knn", "mlp")
+)
+
+
+def test_multilabel_probes_reach_high_map() -> None:
+    clips, vectors = multilabel_clips()
+    result = MultiTask().evaluate(FakeEmbedder(vectors), clips)
+    for probe in ("linear", "knn", "mlp"):
+        entry = result.scores["default"][probe]
+        assert set(entry) >= {"map", "f1_micro", "f1_macro", "n_samples", "n_classes"}
+        assert entry["map"] >= 0.9, (probe, entry["map"])
+        assert entry["n_classes"] == 4
+        assert entry["per_split"]["test"]["n_classes_without_positives"] == 0
+    assert result.main_score == result.scores["default"]["linear"]["map"]
+    assert result.details["protocol"]["label_separator"] == ","
+    assert MultiTask.score_problems(result.scores) == []
+
+
+def test_multilabel_shuffled_labels_fall_to_chance() -> None:
+    clips, vectors = multilabel_clips(repeats=12, shuffle=True)
+    result = MultiTask().evaluate(FakeEmbedder(vectors), clips)
+    # Each class is positive for 40 % of the clips: a random ranking's AP is about that.
+    assert result.scores["default"]["linear"]["map"] < 0.65
+
+
+def test_multilabel_class_only_in_test_is_an_error() -> None:
+    clips, vectors = multilabel_clips()
+    clips[-1] = replace(clips[-1], label="k0,unseen")
+    with pytest.raises(MissingClassError, match="'unseen'"):
+        MultiTask().evaluate(FakeEmbedder(vectors), clips)
+
+
+# ---------------------------------------------------------------------------- subsets, checks
+
+
+def test_subsets_are_scored_apart_and_averaged() -> None:
+    clips, vectors, _ = separable(n_classes=2, per_class=12)
+    clips = [replace(c, subset="A" if i % 2 else "B") for i, c in enumerate(clips)]
+    meta = TaskMetadata(
+        name="TestSubsets",
+        family=TaskFamily.CLASSIFICATION,
+        description="t",
+        dataset=DatasetSource(kind="synthetic", path="tests"),
+        subsets=("A", "B"),
+        main_score="linear:accuracy",
+    )
+    task = type("TestSubsets", (ClassificationTask,), {"metadata": meta, "folds": ("1", "2", "3")})
+    result = task().evaluate(FakeEmbedder(vectors), clips)
+    assert list(result.scores) == ["A", "B"]
+    mean = result.aggregates["mean"]
+    assert mean["subsets"] == ["A", "B"]
+    expected = np.mean([result.scores[s]["linear"]["accuracy"] for s in ("A", "B")])
+    assert mean["linear"]["accuracy"] == pytest.approx(expected) == result.main_score
+    assert task.score_problems(result.scores) == []
+    assert task.score_problems(result.aggregates) == []
+
+
+def test_score_problems_reject_bad_results() -> None:
+    clips, vectors, _ = separable(n_classes=2, per_class=6)
+    task = task_class("TestProblems", folds=("1", "2", "3"))
+    scores = task().evaluate(FakeEmbedder(vectors), clips).scores
+    bad = json.loads(json.dumps(scores))
+    bad["default"]["linear"]["accuracy"] = 1.5
+    bad["default"]["linear"]["per_split"]["fold-1"]["f1_macro"] = -0.1
+    bad["default"]["linear"]["std"]["accuracy"] = 0.7
+    bad["default"]["linear"]["n_samples"] = -3
+    bad["default"]["knn"]["p@1"] = 0.5
+    bad["default"]["svm"] = {"accuracy": 0.5}
+    bad["elsewhere"] = {}
+    problems = task.score_problems(bad)
+    expected = [
+        "default.linear.accuracy: 1.5 is outside [0, 1]",
+        "default.linear.per_split.fold-1.f1_macro: -0.1 is outside [0, 1]",
+        "default.linear.std.accuracy: 0.7 is outside [0, 0.5]",
+        "default.linear.n_samples: must be a non-negative integer",
+        "default.knn.p@1: unknown metric",
+        "default.svm: unknown probe",
+        "elsewhere: unknown subset",
+    ]
+    for start in expected:
+        assert any(p.startswith(start) for p in problems), (start, problems)
+    assert len(problems) == len(expected)
+    assert MultiTask.score_problems({"default": {"linear": {"accuracy": 0.5}}}) == [
+        "default.linear.accuracy: unknown metric; known: map, f1_micro, f1_macro"
+    ]
+
+
+def test_bad_task_declarations_fail_early() -> None:
+    with pytest.raises(ValueError, match="must read '<probe>:<metric>'"):
+        task_class("TestNoProbe", main_score="accuracy")
+    with pytest.raises(ValueError, match="unknown probe 'svm'"):
+        task_class("TestSvm", main_score="svm:accuracy")
+    with pytest.raises(ValueError, match="'map' is not one of"):
+        task_class("TestMap", main_score="linear:map")
+    with pytest.raises(ValueError, match="unknown probe"):
+        task_class("TestOk")(probes=("linear", "forest"))
+
+
+# ---------------------------------------------------------------------------- real tasks
+
+REAL = ("ESC50", "SpeechCommands", "FSD50K")
+OFFLINE = ("MockClassification", "MockMultilabelClassification")
+
+
+@pytest.mark.parametrize("name", REAL + OFFLINE)
+def test_declared_tasks_instantiate(name: str) -> None:
+    task = registry.tasks.create(name)
+    meta = task.metadata
+    assert meta.family == TaskFamily.CLASSIFICATION
+    assert meta.offline == (name in OFFLINE)
+    if not meta.offline:
+        assert meta.dataset.kind == "huggingface" and len(meta.dataset.revision or "") == 40
+    assert task.probe_names[0] == meta.main_score.split(":")[0]
+
+
+def test_classification_benchmark_columns_are_main_scores() -> None:
+    bench = get_benchmark("Classification")
+    assert bench.tasks == REAL
+    assert all(c.aggregate is None for c in bench.columns)
+    assert {c.task for c in bench.columns} == set(REAL)
+    for column in bench.columns:
+        assert column.score == registry.tasks.get(column.task).metadata.main_score
+
+
+def _tone(freq: float, seed: int, seconds: float = 0.25) -> tuple[np.ndarray, int]:
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * 16000)) / 16000
+    wave = 0.3 * np.sin(2 * np.pi * freq * (1 + 0.01 * rng.standard_normal()) * t)
+    return (wave + 0.01 * rng.standard_normal(t.size)).astype(np.float32), 16000
+
+
+FREQS = {"dog": 300.0, "rain": 1500.0, "siren": 4000.0}
+
+
+def test_esc50_runs_on_a_hub_like_copy(tmp_path: Path) -> None:
+    rows = []
+    for fold in range(1, 6):
+        for label, freq in FREQS.items():
+            for take in "AB":
+                rows.append(
+                    {
+                        "filename": f"{fold}-{label}-{take}.wav",
+                        "fold": fold,
+                        "target": list(FREQS).index(label),
+                        "category": label,
+                        "esc10": False,
+                        "src_file": f"{fold}-{label}",
+                        "take": take,
+                        "audio": _tone(freq, len(rows)),
+                    }
+                )
+    root = write_hub_like(tmp_path / "esc50", rows)
+    task = registry.tasks.create("ESC50", dataset_path=root, probes=("linear", "knn"))
+    [result] = audiobench.evaluate(
+        [task],
+        "log-mel",
+        output_dir=tmp_path / "out",
+        use_cache=False,
+        progress=False,
+        count_flops=False,
+    )
+    assert result.main_score is not None and result.main_score >= 0.9
+    folds = result.scores["default"]["linear"]["per_split"]
+    assert list(folds) == [f"fold-{k}" for k in range(1, 6)]
+    assert result.details["splits"]["default"]["method"] == "folds"
+    assert result.task.revision == "e3e2a63ffff66b9a9735524551e3818e96af03ee"
+
+
+def test_speech_commands_and_fsd50k_run_on_hub_like_copies(tmp_path: Path) -> None:
+    root = tmp_path / "speech"
+    for split, n in (("train", 4), ("validation", 2), ("test", 2)):
+        rows = [
+            {"audio": _tone(freq, k + 10 * n), "label": label, "speaker_id": f"{split}{k}"}
+            for label, freq in FREQS.items()
+            for k in range(n)
+        ]
+        write_hub_like(root, rows, split=split)
+    task = registry.tasks.create("SpeechCommands", dataset_path=root, probes=("linear",))
+    [speech] = audiobench.evaluate(
+        [task],
+        "log-mel",
+        output_dir=tmp_path / "out",
+        use_cache=False,
+        progress=False,
+        count_flops=False,
+    )
+    info = speech.details["splits"]["default"]
+    assert info["splits"]["test"] == {"n_train": 12, "n_validation": 6, "n_test": 6}
+    assert info["groups_in_several_parts"] == 0
+    assert speech.main_score is not None and speech.main_score >= 0.8
+
+    root = tmp_path / "fsd"
+    names = list(FREQS)
+    for split, n in (("train", 4), ("test", 2)):
+        rows = []
+        for a in range(3):
+            for b in range(a, 3):
+                for k in range(n):
+                    wave = _tone(FREQS[names[a]], k)[0] + _tone(FREQS[names[b]], k + 1)[0]
+                    labels = sorted({names[a], names[b]})
+                    rows.append({"audio": (wave, 16000), "labels": ",".join(labels)})
+        write_hub_like(root, rows, split=split)
+    task = registry.tasks.create("FSD50K", dataset_path=root, probes=("linear",))
+    [fsd] = audiobench.evaluate(
+        [task],
+        "log-mel",
+        output_dir=tmp_path / "out",
+        use_cache=False,
+        progress=False,
+        count_flops=False,
+    )
+    assert fsd.main_score_name == "linear:map" and fsd.main_score >= 0.8
+    assert fsd.scores["default"]["linear"]["n_classes"] == 3
+
+
+# ---------------------------------------------------------------------------- CLI
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_list_tasks_shows_real_and_offline_classification_tasks() -> None:
+    code, out, err = run_cli("list", "tasks", "--type", "classification", "--json")
+    assert code == 0, err
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert set(REAL + OFFLINE) <= set(rows)
+    assert all(rows[n]["offline"] for n in OFFLINE)
+    assert not any(rows[n]["offline"] for n in REAL)
+    assert {r["family"] for r in rows.values()} == {"classification"}
+
+
+@pytest.mark.parametrize(
+    ("name", "probes"),
+    [
+        ("MockClassification", ALL_PROBES),
+        ("MockMultilabelClassification", ("linear", "knn")),
+    ],
+)
+def test_offline_task_runs_from_the_cli_with_log_mel(
+    tmp_path: Path, name: str, probes: tuple[str, ...]
+) -> None:
+    out = tmp_path / "results"
+    code, _, err = run_cli(
+        "evaluate", "--task", name, "--model", "log-mel", "--output-dir", str(out), "--no-progress"
+    )
+    assert code == 0, err
+    path = out / "log-mel" / "v1" / f"{name}.json"
+    result = load_result(path)
+    entry = result.scores["default"]
+    # log-mel outputs frame sequences, so the token probes ran on them too.
+    assert set(entry) == set(probes)
+    assert result.main_score is not None and result.main_score > 0.7
+    _, problems = validate_file(path)
+    assert problems == []
+
+
+def test_mock_folds_keep_each_individual_in_one_fold() -> None:
+    task = registry.tasks.create("MockClassification")
+    clips = task.load_data()
+    assert len(clips) == 48 and len({c.label for c in clips}) == 4
+    method, splits = task.evaluation_splits(clips)
+    assert method == "folds" and [s.name for s in splits] == ["fold-1", "fold-2", "fold-3"]
+    for split in splits:
+        assert not {clips[i].group for i in split.train} & {clips[i].group for i in split.test}

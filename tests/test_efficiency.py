@@ -1,0 +1,142 @@
+"""Efficiency figures: FLOP counting, compression ratio, out-of-memory batch halving."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import audiobench
+from audiobench.audio import Clip, FileAudioRef
+from audiobench.efficiency import compression_ratio, count_flops_per_second
+from audiobench.encoder import Encoder, ModelMeta, OutputKind
+from audiobench.models.baselines import LogMelEncoder
+from audiobench.runner import BatchSizeWarning, CachedEmbedder, is_out_of_memory
+from tests.conftest import write_tone
+from tests.encoders import StatsEncoder
+
+
+class LinearFrames(Encoder):
+    """Non-overlapping 10 ms frames through one Linear layer: FLOPs are known by hand."""
+
+    meta = ModelMeta(name="test-linear-frames", sample_rate=16000, output_kind=OutputKind.SEQUENCE)
+
+    def _load(self) -> None:
+        self.layer = torch.nn.Linear(160, 8)
+
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        out = []
+        for w in waveforms:
+            frames = torch.as_tensor(w[: len(w) // 160 * 160]).reshape(-1, 160)
+            out.append(self.layer(frames).detach().numpy())
+        return out
+
+
+def test_flops_per_second_matches_hand_count() -> None:
+    # 1 s = 100 frames; a Linear(160 → 8) costs 2·160·8 FLOPs per frame (multiply + add).
+    flops = count_flops_per_second(LinearFrames(), seconds=2.0)
+    assert flops == pytest.approx(100 * 2 * 160 * 8)
+
+
+def test_flops_of_dsp_baseline_are_not_reported_as_zero() -> None:
+    assert count_flops_per_second(LogMelEncoder(), seconds=1.0) is None
+
+
+def test_compression_ratio_against_16_bit_pcm() -> None:
+    # A 512-float32 vector per 2 s clip: 1024 B/s; 16 kHz 16-bit PCM is 32000 B/s.
+    assert compression_ratio(1024.0, 16000) == pytest.approx(31.25)
+    with pytest.raises(ValueError):
+        compression_ratio(0.0, 16000)
+
+
+class OutOfMemoryAbove(StatsEncoder):
+    """Fails like a GPU does when a batch holds more than ``limit`` clips."""
+
+    limit = 2
+
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        if len(waveforms) > self.limit:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return super().encode_audio(waveforms)
+
+
+def _clips(tmp_path: Path, n: int) -> list[Clip]:
+    return [
+        Clip(
+            id=f"c{i}",
+            audio=FileAudioRef(write_tone(tmp_path / f"{i}.wav", freq=200.0 + 50 * i)),
+        )
+        for i in range(n)
+    ]
+
+
+def test_out_of_memory_halves_the_batch_and_says_so(tmp_path: Path) -> None:
+    clips = _clips(tmp_path, 7)
+    reference = CachedEmbedder(StatsEncoder(), None, batch_size=1).embed(clips, "ref")[1]
+    encoder = OutOfMemoryAbove()
+    embedder = CachedEmbedder(encoder, None, batch_size=8)
+    with pytest.warns(BatchSizeWarning, match="out of memory on a batch of 7 clips"):
+        kept, vectors = embedder.embed(clips, "oom")
+    assert [c.id for c in kept] == [c.id for c in clips]
+    for a, b in zip(vectors, reference, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert embedder.batch_size == 2
+    assert embedder.stats.events[0].startswith("out of memory on a batch of 7 clips")
+    assert max(encoder.calls) == 2  # after halving, no batch above the limit is tried again
+
+
+def test_is_out_of_memory() -> None:
+    assert is_out_of_memory(torch.cuda.OutOfMemoryError("x"))
+    assert is_out_of_memory(RuntimeError("MPS backend out of memory"))
+    assert not is_out_of_memory(RuntimeError("shape mismatch"))
+
+
+def test_every_result_records_efficiency(tmp_path: Path, labelled_folder: Path) -> None:
+    [result] = audiobench.evaluate(
+        f"folder:{labelled_folder}",
+        LinearFrames(pooling="mean_time"),
+        output_dir=tmp_path / "out",
+        progress=False,
+        task_options={"n_permutations": 10, "n_bootstrap": 10},
+    )
+    eff = result.efficiency
+    seconds = sum(0.3 + 0.05 * k for k in range(4)) * 3
+    assert eff.embedding_size == 8
+    assert eff.bytes_per_second == pytest.approx(12 * 8 * 4 / seconds)
+    assert eff.compression_ratio == pytest.approx(32000 / eff.bytes_per_second)
+    assert eff.flops_per_second == pytest.approx(100 * 2 * 160 * 8)
+    assert eff.n_parameters is None  # the test encoder declares none
+    assert eff.clips_per_s and eff.clips_per_s > 0 and eff.audio_seconds_per_s
+    assert eff.peak_memory_mb and eff.peak_memory_mb > 0
+    assert eff.batch_size == 16
+
+
+class NotingEncoder(StatsEncoder):
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        for w in waveforms:
+            if len(w) > 0.4 * 16000:
+                self.note("longer than 0.4 s; cut")
+        return super().encode_audio(waveforms)
+
+
+def test_encoder_notes_are_printed_and_recorded(tmp_path: Path, labelled_folder: Path) -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    buffer = StringIO()
+    [result] = audiobench.evaluate(
+        f"folder:{labelled_folder}",
+        NotingEncoder(),
+        output_dir=tmp_path / "out",
+        progress=False,
+        count_flops=False,
+        task_options={"n_permutations": 10, "n_bootstrap": 10},
+        console=Console(file=buffer, width=200),
+    )
+    # Clips of 0.45 s (one per class) exceed 0.4 s: three of them.
+    assert result.details["run_notes"] == ["3 clip(s): longer than 0.4 s; cut"]
+    assert "warning: test-stats: 3 clip(s): longer than 0.4 s; cut" in buffer.getvalue()
