@@ -264,17 +264,21 @@ def parse_model_options(items: list[str]) -> dict[str, Any]:
 
 
 def _benchmark_table(bench: Any, results: list[Any]) -> Table:
+    from audiobench.benchmark import MEAN
+
     table = Table(title=f"{bench.name} (ranked by {', then '.join(bench.rank_by)})")
     table.add_column("model")
-    for column in bench.columns:
-        arrow = "↑" if column.higher_is_better else "↓"
-        table.add_column(f"{column.name} {arrow}", justify="right")
+    shown = [(c.name, c.higher_is_better, c.percent) for c in bench.columns]
+    if bench.mean_of:
+        percent = all(c.percent for c in bench.columns if c.name in bench.mean_of)
+        shown.append((MEAN, bench.mean_higher_is_better, percent))
+    for name, higher, _ in shown:
+        table.add_column(f"{name} {'↑' if higher else '↓'}", justify="right")
     for row in bench.table(results):
         cells = []
-        for column in bench.columns:
-            value = row[column.name]
-            scale = 100.0 if column.percent else 1.0
-            cells.append("–" if value is None else f"{value * scale:.2f}")
+        for name, _, percent in shown:
+            value = row[name]
+            cells.append("–" if value is None else f"{value * (100.0 if percent else 1.0):.2f}")
         table.add_row(row["model"], *cells)
     return table
 

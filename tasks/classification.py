@@ -161,7 +161,8 @@ CLASSIFICATION = Benchmark(
         ),
         ScoreColumn(name="FSD50K mAP", task="FSD50K", score="linear:map", aggregate=None),
     ),
-    rank_by=("ESC-50 acc", "SpeechCommands acc", "FSD50K mAP"),
+    mean_of=("ESC-50 acc", "SpeechCommands acc", "FSD50K mAP"),
+    rank_by=("mean", "ESC-50 acc", "SpeechCommands acc", "FSD50K mAP"),
 )
 
 # ---------------------------------------------------------------------------- offline data
