@@ -50,6 +50,10 @@ class Benchmark(BaseModel):
     rank_by: tuple[str, ...] = Field(
         description="Column names, in order: the first available one ranks a model."
     )
+    on_leaderboard: bool = Field(
+        default=True,
+        description="Shown on the public leaderboard (False for demos on generated data).",
+    )
     mean_of: tuple[str, ...] = Field(
         default=(),
         description="Columns whose mean is the benchmark's 'mean' column (the aggregation "

@@ -310,6 +310,7 @@ def _run_one(
     written = result.save(output_dir)
     console.print(
         f"  encoded {stats.n_encoded} clip(s), {stats.n_cached} served from cache"
+        + (f" ({stats.n_unpooled} of them frame-level)" if stats.n_unpooled else "")
         + (f", {len(stats.skipped)} skipped" if stats.skipped else "")
     )
     main = "undefined" if result.main_score is None else f"{result.main_score:.4f}"

@@ -74,6 +74,9 @@ class Timings(BaseModel):
 
 
 class CacheStats(BaseModel):
+    """Embeddings served and computed; a task that needs a clip both pooled and
+    frame-level (token probes, codecs) counts it once per pass."""
+
     model_config = _STRICT
     n_clips: int = Field(ge=0)
     n_cached: int = Field(ge=0, description="Clips served from the embedding cache.")

@@ -52,9 +52,11 @@ class EmbeddingError(RuntimeError):
 
 @dataclass
 class RunStats:
+    # Counts of embeddings: a clip embedded pooled and unpooled counts in both passes.
     n_clips: int = 0
     n_cached: int = 0
     n_encoded: int = 0
+    n_unpooled: int = 0  # of n_clips, those requested unpooled (frame-level)
     encode_s: float = 0.0  # inside the encoder
     wall_s: float = 0.0  # whole embedding passes: decoding, cache, encoding
     audio_seconds: float = 0.0  # of the clips encoded in this run
@@ -200,6 +202,8 @@ class CachedEmbedder(Embedder):
     def _embed_chunk(self, chunk: list[_Decoded], bar: ProgressBar) -> dict[str, np.ndarray]:
         """Embeddings of the chunk's usable clips, keyed by clip id."""
         self.stats.n_clips += len(chunk)
+        if not self._pooled:
+            self.stats.n_unpooled += len(chunk)
         good: list[_Decoded] = []
         for item in chunk:
             if item.error is not None:

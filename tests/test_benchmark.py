@@ -75,3 +75,33 @@ def test_definition_errors() -> None:
             mean_of=("A", "F"),
             rank_by=("A",),
         )
+
+
+def test_every_registered_benchmark_names_registered_tasks_and_valid_scores() -> None:
+    from audiobench import registry
+    from audiobench.benchmark import list_benchmarks
+
+    benches = list_benchmarks()
+    assert {"VocSim", "Offline", "Classification", "AudioRetrieval"} <= set(benches)
+    for bench in benches.values():
+        for column in bench.columns:
+            assert column.task in bench.tasks, (bench.name, column.name)
+            cls = registry.tasks.get(column.task)
+            if column.aggregate is None:  # the main score: its direction must agree
+                assert column.higher_is_better == cls.metadata.higher_is_better, column.name
+
+
+def test_offline_benchmark_runs_only_offline_audio_tasks() -> None:
+    from audiobench import registry
+    from audiobench.benchmark import get_benchmark
+
+    offline = get_benchmark("Offline")
+    assert not offline.on_leaderboard  # generated data: runnable, never ranked publicly
+    for task in offline.tasks:
+        cls = registry.tasks.get(task)
+        assert cls.metadata.offline, task
+        assert "text" not in (
+            getattr(cls, "query_modality", "audio"),
+            getattr(cls, "document_modality", "audio"),
+            getattr(cls, "candidate_modality", "audio"),
+        ), task

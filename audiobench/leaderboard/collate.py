@@ -45,6 +45,8 @@ _LOWER_IS_BETTER_METRICS = frozenset({"cs", "cscf"})
 
 _STRICT = ConfigDict(extra="forbid")
 
+FLAGSHIP = "VocSim"
+
 #: Column ids the page uses for its own columns (rank, model name, parameter count).
 RESERVED_COLUMN_IDS = frozenset({"rank", "model", "params"})
 
@@ -164,11 +166,15 @@ def collate(
 ) -> Leaderboard:
     """Build the leaderboard from validated ``results``.
 
-    ``benchmarks`` defaults to every registered one; ``rejected`` is carried
+    ``benchmarks`` defaults to every registered one meant for the leaderboard
+    (``Benchmark.on_leaderboard``); ``rejected`` is carried
     through so that every output can list what was left out and why.
     """
     results = sorted(results, key=lambda r: (r.model.name, r.model.revision or "", r.task.name))
-    benches = dict(list_benchmarks() if benchmarks is None else benchmarks)
+    if benchmarks is None:
+        benchmarks = {n: b for n, b in list_benchmarks().items() if b.on_leaderboard}
+    # The flagship first, the others in registration order.
+    benches = dict(sorted(benchmarks.items(), key=lambda kv: kv[0] != FLAGSHIP))
     metas = {name: task_metadata(name) for name in {r.task.name for r in results}}
     for bench in benches.values():
         for name in bench.tasks:
