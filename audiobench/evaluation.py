@@ -110,6 +110,7 @@ class _FlopsOnce:
 def _efficiency(
     stats: RunStats,
     encoder: Encoder,
+    n_parameters: int | None,
     canonical_rate: int,
     flops: float | None,
     device: str,
@@ -117,7 +118,7 @@ def _efficiency(
 ) -> Efficiency:
     per_s = stats.embedding_bytes / stats.embedded_seconds if stats.embedded_seconds > 0 else None
     return Efficiency(
-        n_parameters=encoder.parameter_count(),
+        n_parameters=n_parameters,
         embedding_size=int(statistics.median(stats.embedding_sizes))
         if stats.embedding_sizes
         else None,
@@ -257,6 +258,8 @@ def _run_one(
     for note in notes:
         console.print(f"  [yellow]warning:[/] {encoder.meta.name}: {note}")
     details = {**scores.details, **({"run_notes": notes} if notes else {})}
+    flops_per_second = flops(encoder, console)  # loads the model if the cache served every clip
+    n_parameters = encoder.parameter_count()
     if task.unused_options:
         details["unused_options"] = task.unused_options
         console.print(
@@ -278,7 +281,7 @@ def _run_one(
             params=encoder.params,
             pooling=encoder.pooling.name,
             fingerprint=encoder.fingerprint(),
-            n_parameters=encoder.parameter_count(),
+            n_parameters=n_parameters,
             embedding_dim=encoder.meta.embedding_dim,
             sample_rate=encoder.meta.sample_rate,
         ),
@@ -293,8 +296,9 @@ def _run_one(
         efficiency=_efficiency(
             stats,
             encoder,
+            n_parameters,
             task.metadata.sample_rate,
-            flops(encoder, console),
+            flops_per_second,
             device,
             embedder.batch_size,
         ),

@@ -122,6 +122,10 @@ class TaskMetadata(BaseModel):
         return self.dataset.revision
 
 
+#: The subset name of clips that carry none (tasks without declared subsets).
+DEFAULT_SUBSET = "default"
+
+
 @dataclass
 class TaskScores:
     """What a family's evaluation returns, before it is wrapped in a result file."""
@@ -197,6 +201,14 @@ class Task(ABC):
                 f"task {self.name}: unknown subset(s) {unknown}; declared: {list(declared)}"
             )
         return self.selected_subsets
+
+    def clips_by_subset(self, clips: Sequence[Clip]) -> dict[str, list[Clip]]:
+        """Clips by subset (:data:`DEFAULT_SUBSET` for none), declared subsets first, in order."""
+        groups: dict[str, list[Clip]] = {}
+        for clip in clips:
+            groups.setdefault(clip.subset or DEFAULT_SUBSET, []).append(clip)
+        order = {s: i for i, s in enumerate(self.metadata.subsets)}
+        return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
 
     def load_data(self, progress: Callable[[str], None] | None = None) -> list[Clip]:
         """All clips of the task, in dataset order."""

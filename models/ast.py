@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from audiobench.encoder import ModelMeta, OutputKind
-from audiobench.models.hf import HFEncoder
+from audiobench.models.hf import HFEncoder, to_numpy
 
 __all__ = ["ASTEncoder"]
 
@@ -60,4 +60,4 @@ class ASTEncoder(HFEncoder):
             list(waveforms), sampling_rate=self.meta.sample_rate, return_tensors="pt"
         )
         outputs = self.model(**self._to_device(inputs), output_hidden_states=self.layer is not None)
-        return list(self._hidden(outputs).detach().float().cpu().numpy())
+        return list(to_numpy(self._hidden(outputs)))

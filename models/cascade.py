@@ -57,6 +57,8 @@ class WhisperTranscriber:
     def _load(self) -> None:
         import transformers
 
+        from audiobench.models.whisper import window_samples
+
         kwargs = {"revision": self.revision}
         self.feature_extractor = from_pretrained(
             transformers.WhisperFeatureExtractor, self.source, what="feature extractor", **kwargs
@@ -72,7 +74,7 @@ class WhisperTranscriber:
             **kwargs,
         )
         self._model = model.to(self.device).eval()
-        self.window = int(model.config.max_source_positions) * 2 * self.feature_extractor.hop_length
+        self.window = window_samples(model.config, self.feature_extractor)
 
     def transcribe(self, waveforms: Sequence[np.ndarray]) -> list[str]:
         import torch

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from audiobench.encoder import Modality, ModelMeta, OutputKind
-from audiobench.models.hf import HFEncoder
+from audiobench.models.hf import HFEncoder, to_numpy
 
 __all__ = ["ClapEncoder", "ClapMusicSpeech"]
 
@@ -106,7 +106,7 @@ class ClapEncoder(HFEncoder):
             truncation=self.truncation,
         )
         features = _features(self.model.get_audio_features(**self._to_device(inputs)))
-        return list(features.detach().float().cpu().numpy())
+        return list(to_numpy(features))
 
     def encode_text(self, texts: Sequence[str]) -> np.ndarray:
         from audiobench.runner import inference_mode
@@ -115,7 +115,7 @@ class ClapEncoder(HFEncoder):
         tokens = self.tokenizer(list(texts), padding=True, truncation=True, return_tensors="pt")
         with inference_mode():
             features = _features(self.model.get_text_features(**self._to_device(tokens)))
-        return features.detach().float().cpu().numpy()
+        return to_numpy(features)
 
 
 class ClapMusicSpeech(ClapEncoder):

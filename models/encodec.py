@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from audiobench.encoder import ModelMeta, OutputKind
-from audiobench.models.hf import HFEncoder, ceil_div, equal_length_groups
+from audiobench.models.hf import HFEncoder, ceil_div, encode_grouped, to_numpy
 
 __all__ = ["EncodecEncoder"]
 
@@ -100,12 +100,7 @@ class EncodecEncoder(HFEncoder):
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
         self.load()
-        groups = [list(range(len(waveforms)))] if self._pad_safe else equal_length_groups(waveforms)
-        out: dict[int, np.ndarray] = {}
-        for idx in groups:
-            for i, z in zip(idx, self._encode([waveforms[i] for i in idx]), strict=True):
-                out[i] = z
-        return [out[i] for i in range(len(waveforms))]
+        return encode_grouped(waveforms, self._encode, pad_safe=self._pad_safe)
 
     def _encode(self, waves: list[np.ndarray]) -> list[np.ndarray]:
         inputs = self._to_device(
@@ -114,7 +109,7 @@ class EncodecEncoder(HFEncoder):
             )
         )
         if self.output == "latents":
-            z = self.model.encoder(inputs["input_values"]).detach().float().cpu().numpy()
+            z = to_numpy(self.model.encoder(inputs["input_values"]))
             return [z[i, :, : self.n_frames(len(w))].T.copy() for i, w in enumerate(waves)]
         encoded = self.model.encode(
             inputs["input_values"], inputs.get("padding_mask"), bandwidth=self.bandwidth
@@ -142,6 +137,6 @@ class EncodecEncoder(HFEncoder):
                 else:
                     latents = torch.as_tensor(z.T[None], device=self.device)
                     audio = self.model.decoder(latents.to(next(self.model.parameters()).dtype))
-                wave = audio.detach().float().cpu().numpy().reshape(-1)
+                wave = to_numpy(audio).reshape(-1)
                 waves.append(wave[: len(z) * self.hop])
         return waves

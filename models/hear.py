@@ -23,7 +23,7 @@ from typing import Any, Literal
 import numpy as np
 
 from audiobench.encoder import Encoder, ModelMeta, OutputKind
-from audiobench.models.hf import equal_length_groups
+from audiobench.models.hf import encode_grouped
 
 __all__ = ["HearEncoder", "hear_encoder"]
 
@@ -63,20 +63,19 @@ class HearEncoder(Encoder):
         return None
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        # The API takes one [n, samples] tensor per call: equal lengths only.
+        return encode_grouped(waveforms, self._embed_equal_lengths, pad_safe=False)
+
+    def _embed_equal_lengths(self, waves: list[np.ndarray]) -> list[np.ndarray]:
         import torch
 
-        device = _model_device(self.model, self.device)
-        out: dict[int, np.ndarray] = {}
-        for idx in equal_length_groups(waveforms):
-            audio = torch.as_tensor(np.stack([waveforms[i] for i in idx]), device=device)
-            if self.mode == "scene":
-                emb = self.module.get_scene_embeddings(audio, self.model)
-            else:
-                emb, _timestamps = self.module.get_timestamp_embeddings(audio, self.model)
-            emb = emb.detach().float().cpu().numpy() if hasattr(emb, "detach") else np.asarray(emb)
-            for i, z in zip(idx, emb, strict=True):
-                out[i] = z
-        return [out[i] for i in range(len(waveforms))]
+        audio = torch.as_tensor(np.stack(waves), device=_model_device(self.model, self.device))
+        if self.mode == "scene":
+            emb = self.module.get_scene_embeddings(audio, self.model)
+        else:
+            emb, _timestamps = self.module.get_timestamp_embeddings(audio, self.model)
+        emb = emb.detach().float().cpu().numpy() if hasattr(emb, "detach") else np.asarray(emb)
+        return list(emb)
 
 
 def _model_device(model: Any, fallback: str) -> str:

@@ -11,7 +11,7 @@ turn waveforms into model inputs and outputs into arrays.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,8 +23,9 @@ __all__ = [
     "FrameEncoder",
     "HFEncoder",
     "architectures",
-    "equal_length_groups",
+    "encode_grouped",
     "hf_encoder",
+    "to_numpy",
 ]
 
 
@@ -160,15 +161,32 @@ class HFEncoder(Encoder):
         return states[self.layer]
 
 
-def equal_length_groups(waveforms: Sequence[np.ndarray]) -> list[list[int]]:
-    """Indices grouped by exact length, for models whose outputs change with padding."""
+def encode_grouped(
+    waveforms: Sequence[np.ndarray],
+    forward: Callable[[list[np.ndarray]], Sequence[np.ndarray]],
+    *,
+    pad_safe: bool,
+) -> list[np.ndarray]:
+    """``forward`` over a batch, outputs in input order.
+
+    When padding would change a model's outputs (no attention mask, non-causal
+    convolutions, an API that takes one tensor), ``forward`` runs on groups of
+    clips of exactly equal length instead of on the padded batch.
+    """
+    if pad_safe:
+        return list(forward(list(waveforms)))
     groups: dict[int, list[int]] = {}
     for i, w in enumerate(waveforms):
         groups.setdefault(len(w), []).append(i)
-    return list(groups.values())
+    out: list[np.ndarray] = [np.empty(0)] * len(waveforms)
+    for idx in groups.values():
+        for i, z in zip(idx, forward([waveforms[i] for i in idx]), strict=True):
+            out[i] = z
+    return out
 
 
-def _to_numpy(t: Any) -> np.ndarray:
+def to_numpy(t: Any) -> np.ndarray:
+    """A model output as float32 numpy on the CPU (half-precision outputs included)."""
     return t.detach().float().cpu().numpy()
 
 
@@ -212,12 +230,7 @@ class FrameEncoder(HFEncoder):
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
         self.load()
-        groups = [list(range(len(waveforms)))] if self._use_mask else equal_length_groups(waveforms)
-        out: list[np.ndarray | None] = [None] * len(waveforms)
-        for idx in groups:
-            for i, z in zip(idx, self._forward([waveforms[i] for i in idx]), strict=True):
-                out[i] = z
-        return [z for z in out if z is not None]
+        return encode_grouped(waveforms, self._forward, pad_safe=self._use_mask)
 
     def _forward(self, waves: list[np.ndarray]) -> list[np.ndarray]:
         inputs = self.feature_extractor(
@@ -230,11 +243,11 @@ class FrameEncoder(HFEncoder):
         outputs = self.model(**self._to_device(inputs), output_hidden_states=self.layer is not None)
         hidden = self._hidden(outputs)
         if hidden.ndim == 2:  # a model that pools internally
-            return [_to_numpy(h) for h in hidden]
+            return [to_numpy(h) for h in hidden]
         result = []
         for i, w in enumerate(waves):
             n = self.n_frames(len(w)) if self._use_mask else None
-            result.append(_to_numpy(hidden[i, : n if n else hidden.shape[1]]))
+            result.append(to_numpy(hidden[i, : n if n else hidden.shape[1]]))
         return result
 
 

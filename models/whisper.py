@@ -23,7 +23,7 @@ from typing import Any, Literal
 import numpy as np
 
 from audiobench.encoder import ModelMeta, OutputKind
-from audiobench.models.hf import HFEncoder, ceil_div
+from audiobench.models.hf import HFEncoder, ceil_div, to_numpy
 
 __all__ = [
     "WhisperBase",
@@ -32,6 +32,7 @@ __all__ = [
     "WhisperMedium",
     "WhisperSmall",
     "WhisperTiny",
+    "window_samples",
 ]
 
 LongClips = Literal["truncate", "chunk"]
@@ -56,6 +57,11 @@ def _meta(name: str, source: str, dim: int, n_parameters: int) -> ModelMeta:
     )
 
 
+def window_samples(config: Any, feature_extractor: Any) -> int:
+    """Samples in the window the encoder accepts: 2 mel frames per output position."""
+    return int(config.max_source_positions) * 2 * int(feature_extractor.hop_length)
+
+
 class WhisperEncoder(HFEncoder):
     """Encoder half of Whisper (the decoder is dropped after loading)."""
 
@@ -77,9 +83,8 @@ class WhisperEncoder(HFEncoder):
         full = self._load_model(transformers.WhisperModel)
         self.model = full.get_encoder()
         del full.decoder  # half the parameters, never used
-        # The encoder accepts exactly 2 mel frames per output position (conv stride 2).
         self.hop = int(self.feature_extractor.hop_length)
-        self.window = int(self.model.config.max_source_positions) * 2 * self.hop
+        self.window = window_samples(self.model.config, self.feature_extractor)
 
     def _windows(self, wave: np.ndarray) -> list[np.ndarray]:
         if len(wave) <= self.window:
@@ -121,7 +126,7 @@ class WhisperEncoder(HFEncoder):
         )
         inputs = self._to_device({"input_features": features["input_features"]})
         outputs = self.model(**inputs, output_hidden_states=self.layer is not None)
-        hidden = self._hidden(outputs).detach().float().cpu().numpy()
+        hidden = to_numpy(self._hidden(outputs))
         per_clip: list[list[np.ndarray]] = [[] for _ in waveforms]
         for owner, z in zip(owners, hidden, strict=True):
             per_clip[owner].append(z)

@@ -31,6 +31,7 @@ from audiobench.benchmark import Benchmark, ScoreColumn
 from audiobench.families import ClassificationTask
 from audiobench.synthetic import SubsetSpec, render_call, sample_call_types
 from audiobench.task import Columns, DatasetSource, TaskFamily, TaskMetadata
+from audiobench.tasks.esc50 import ESC50_CITATION, ESC50_LICENSE, ESC50_REFERENCE, ESC50_SOURCE
 
 __all__ = [
     "CLASSIFICATION",
@@ -44,17 +45,6 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------------------- real datasets
-
-#: ashraq/esc50: columns filename, fold (1-5), target, category, esc10, src_file, take, audio.
-#: The revision is the one MTEB's ESC-50 tasks pin.
-ESC50_SOURCE = DatasetSource(
-    kind="huggingface", path="ashraq/esc50", revision="e3e2a63ffff66b9a9735524551e3818e96af03ee"
-)
-ESC50_CITATION = (
-    "Piczak, K. J. ESC: Dataset for Environmental Sound Classification. "
-    "Proceedings of the 23rd ACM International Conference on Multimedia, 2015, 1015-1018. "
-    "doi:10.1145/2733373.2806390"
-)
 
 
 class ESC50(ClassificationTask):
@@ -71,9 +61,9 @@ class ESC50(ClassificationTask):
         splits=("train",),
         main_score="linear:accuracy",
         domains=("environmental",),
-        license="CC-BY-NC-3.0",
+        license=ESC50_LICENSE,
         citation=ESC50_CITATION,
-        reference="https://github.com/karolpiczak/ESC-50",
+        reference=ESC50_REFERENCE,
     )
     probes: ClassVar[tuple[str, ...]] = ("linear", "knn", "mlp")
     folds: ClassVar[tuple[str, ...]] = ("1", "2", "3", "4", "5")

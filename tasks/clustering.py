@@ -12,11 +12,8 @@ from audiobench.benchmark import Benchmark, ScoreColumn
 from audiobench.families import ClusteringTask
 from audiobench.synthetic import SubsetSpec
 from audiobench.task import Columns, DatasetSource, TaskFamily, TaskMetadata
-from audiobench.tasks.classification import (
-    ESC50_CITATION,
-    ESC50_SOURCE,
-    write_individual_calls,
-)
+from audiobench.tasks.classification import write_individual_calls
+from audiobench.tasks.esc50 import ESC50_CITATION, ESC50_LICENSE, ESC50_REFERENCE, ESC50_SOURCE
 
 __all__ = ["CLUSTERING", "ESC50Clustering", "MockClustering"]
 
@@ -34,9 +31,9 @@ class ESC50Clustering(ClusteringTask):
         splits=("train",),
         main_score="v_measure",
         domains=("environmental",),
-        license="CC-BY-NC-3.0",
+        license=ESC50_LICENSE,
         citation=ESC50_CITATION,
-        reference="https://github.com/karolpiczak/ESC-50",
+        reference=ESC50_REFERENCE,
     )
 
 

@@ -22,6 +22,7 @@ from audiobench.benchmark import Benchmark, ScoreColumn
 from audiobench.families import ReconstructionTask
 from audiobench.synthetic import SubsetSpec
 from audiobench.task import Columns, DatasetSource, TaskFamily, TaskMetadata
+from audiobench.tasks.esc50 import ESC50_CITATION, ESC50_LICENSE, ESC50_REFERENCE, ESC50_SOURCE
 from audiobench.tasks.perceptual_alignment import render_calls
 
 __all__ = ["RECONSTRUCTION", "ESC50Reconstruction", "MockReconstruction"]
@@ -36,22 +37,15 @@ class ESC50Reconstruction(ReconstructionTask):
             "better) and KAD between CLAP embeddings of originals and reconstructions, "
             "embedding MSE, SI-SDR, log-mel distance, and the code stream's bits per second."
         ),
-        dataset=DatasetSource(
-            kind="huggingface",
-            path="ashraq/esc50",
-            revision="e3e2a63ffff66b9a9735524551e3818e96af03ee",
-        ),
+        dataset=ESC50_SOURCE,
         columns=Columns(audio="audio", label="category", id="filename", required=("audio",)),
         splits=("train",),
         main_score="fad",
         higher_is_better=False,
         domains=("environmental",),
-        license="CC-BY-NC-3.0",
-        citation=(
-            "Piczak KJ (2015). ESC: Dataset for Environmental Sound Classification. "
-            "Proceedings of the 23rd ACM International Conference on Multimedia, 1015-1018."
-        ),
-        reference="https://github.com/karolpiczak/ESC-50",
+        license=ESC50_LICENSE,
+        citation=ESC50_CITATION,
+        reference=ESC50_REFERENCE,
         sample_rate=24000,
     )
     reference_model = "clap"

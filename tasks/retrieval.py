@@ -28,6 +28,13 @@ import soundfile as sf
 from audiobench.benchmark import Benchmark, ScoreColumn
 from audiobench.families import RetrievalTask
 from audiobench.task import Columns, DatasetSource, TaskFamily, TaskMetadata
+from audiobench.tasks.esc50 import (
+    ESC50_CITATION,
+    ESC50_COLUMNS,
+    ESC50_LICENSE,
+    ESC50_REFERENCE,
+    ESC50_SOURCE,
+)
 
 __all__ = [
     "AUDIO_RETRIEVAL",
@@ -233,19 +240,6 @@ class MockTextAudioRetrieval(MockAudioTextRetrieval):
 
 # -- real datasets -----------------------------------------------------------------------------
 
-ESC50_SOURCE = DatasetSource(
-    kind="huggingface",
-    path="ashraq/esc50",
-    revision="e3e2a63ffff66b9a9735524551e3818e96af03ee",
-)
-#: ashraq/esc50 columns: filename, fold (1-5), target (0-49), category (class name), esc10,
-#: src_file, take, audio.
-ESC50_COLUMNS = Columns(audio="audio", label="category", id="filename", extra=("fold",))
-ESC50_CITATION = (
-    "Piczak, K. J. ESC: Dataset for Environmental Sound Classification. Proceedings of the 23rd "
-    "ACM International Conference on Multimedia, 2015. doi:10.1145/2733373.2806390"
-)
-
 
 class ESC50Retrieval(RetrievalTask):
     split_field = "fold"
@@ -263,9 +257,9 @@ class ESC50Retrieval(RetrievalTask):
         splits=("train",),
         main_score="mrr",
         domains=("environmental",),
-        license="CC-BY-NC-3.0",
+        license=ESC50_LICENSE,
         citation=ESC50_CITATION,
-        reference="https://github.com/karolpiczak/ESC-50",
+        reference=ESC50_REFERENCE,
         sample_rate=44100,
     )
 

@@ -15,10 +15,14 @@ from pathlib import Path
 from audiobench.benchmark import Benchmark, ScoreColumn
 from audiobench.families import ZeroShotClassificationTask
 from audiobench.task import DatasetSource, TaskFamily, TaskMetadata
-from audiobench.tasks.retrieval import (
+from audiobench.tasks.esc50 import (
     ESC50_CITATION,
     ESC50_COLUMNS,
+    ESC50_LICENSE,
+    ESC50_REFERENCE,
     ESC50_SOURCE,
+)
+from audiobench.tasks.retrieval import (
     SoundClass,
     write_labels,
     write_sounds,
@@ -55,9 +59,9 @@ class ESC50ZeroShot(ZeroShotClassificationTask):
         splits=("train",),
         main_score="accuracy",
         domains=("environmental", "audio-text"),
-        license="CC-BY-NC-3.0",
+        license=ESC50_LICENSE,
         citation=ESC50_CITATION,
-        reference="https://github.com/karolpiczak/ESC-50",
+        reference=ESC50_REFERENCE,
         sample_rate=44100,
     )
 

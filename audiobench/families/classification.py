@@ -41,7 +41,6 @@ probe's configuration (fixed grid, selection scores, chosen values, seed).
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -50,8 +49,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from audiobench.audio import Clip
+from audiobench.families.score_checks import count_problem, number_problem
 from audiobench.pooling import collate
-from audiobench.task import Embedder, Task, TaskFamily, TaskScores
+from audiobench.task import DEFAULT_SUBSET, Embedder, Task, TaskFamily, TaskScores
 
 if TYPE_CHECKING:
     from audiobench.encoder import Encoder
@@ -61,20 +61,15 @@ __all__ = [
     "MULTICLASS_METRICS",
     "MULTILABEL_METRICS",
     "ClassificationTask",
-    "count_problem",
     "error_in_context",
-    "number_problem",
     "parse_probe_score",
 ]
 
-DEFAULT_SUBSET = "default"
 #: Metrics averaged over splits (multi-class); ``top_<k>_accuracy`` joins them when C > k.
 MULTICLASS_METRICS: tuple[str, ...] = ("accuracy", "balanced_accuracy", "f1_macro")
 #: Metrics averaged over splits (multi-label).
 MULTILABEL_METRICS: tuple[str, ...] = ("map", "f1_micro", "f1_macro")
 _COUNTS = ("n_samples", "n_classes", "n_splits", "n_classes_without_positives")
-# Floating-point slack on range ends, far below any reported precision.
-_SLACK = 1e-9
 
 
 def parse_probe_score(spec: str) -> tuple[str, str]:
@@ -206,7 +201,7 @@ class ClassificationTask(Task):
         per_subset: dict[str, dict[str, Any]] = {}
         split_details: dict[str, Any] = {}
         probe_details: dict[str, Any] = {}
-        for subset, group in self._groups(clips).items():
+        for subset, group in self.clips_by_subset(clips).items():
             entry, splits_info, configs = self._evaluate_subset(embedder, subset, group, run)
             if skipped:
                 entry["skipped_probes"] = dict(skipped)
@@ -253,13 +248,6 @@ class ClassificationTask(Task):
         where = f"task {self.name}"
         targets, class_names = self._targets(list(clips), where)
         return self._splits(list(clips), targets, class_names, where)
-
-    def _groups(self, clips: Sequence[Clip]) -> dict[str, list[Clip]]:
-        groups: dict[str, list[Clip]] = {}
-        for clip in clips:
-            groups.setdefault(clip.subset or DEFAULT_SUBSET, []).append(clip)
-        order = {s: i for i, s in enumerate(self.metadata.subsets)}
-        return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
 
     def _evaluate_subset(
         self, embedder: Embedder, subset: str, clips: list[Clip], run: tuple[str, ...]
@@ -616,29 +604,6 @@ def _probe_names() -> tuple[str, ...]:
     from audiobench.probes import PROBES
 
     return tuple(PROBES)
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def number_problem(where: str, value: Any, low: float, high: float) -> list[str]:
-    """A problem if ``value`` is neither null nor a number in [low, high]."""
-    if value is None:
-        return []
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return [f"{where}: must be a number or null, not {_show(value)}"]
-    if not math.isfinite(value) or not low - _SLACK <= value <= high + _SLACK:
-        return [f"{where}: {value!r} is outside [{low:g}, {high:g}]"]
-    return []
-
-
-def count_problem(where: str, value: Any) -> list[str]:
-    """A problem if ``value`` is not a non-negative integer."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return []
-    return [f"{where}: must be a non-negative integer, not {_show(value)}"]
 
 
 def _report_problems(where: str, report: Any, metrics: tuple[str, ...]) -> list[str]:

@@ -19,13 +19,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from audiobench.audio import Clip
-from audiobench.families.classification import count_problem, error_in_context, number_problem
+from audiobench.families.classification import error_in_context
+from audiobench.families.score_checks import count_problem, number_problem
 from audiobench.pooling import collate
-from audiobench.task import Embedder, Task, TaskFamily, TaskScores
+from audiobench.task import DEFAULT_SUBSET, Embedder, Task, TaskFamily, TaskScores
 
 __all__ = ["METRIC_RANGES", "ClusteringTask"]
 
-DEFAULT_SUBSET = "default"
 #: Range of each reported metric: V-measure, NMI and purity in [0, 1]; ARI in [-1, 1]
 #: (its attainable minimum is -0.5, the wider bound leaves room for rounding conventions).
 METRIC_RANGES: dict[str, tuple[float, float]] = {
@@ -89,7 +89,7 @@ class ClusteringTask(Task):
         if not clips:
             raise ValueError(f"task {self.name}: no clips to evaluate")
         per_subset: dict[str, dict[str, Any]] = {}
-        for subset, group in self._groups(clips).items():
+        for subset, group in self.clips_by_subset(clips).items():
             where = f"task {self.name}" + (f", subset {subset}" if subset != DEFAULT_SUBSET else "")
             unlabelled = [c.id for c in group if c.label is None]
             if unlabelled:
@@ -144,13 +144,6 @@ class ClusteringTask(Task):
                 "std": "population (ddof=0) over seeds",
             },
         )
-
-    def _groups(self, clips: Sequence[Clip]) -> dict[str, list[Clip]]:
-        groups: dict[str, list[Clip]] = {}
-        for clip in clips:
-            groups.setdefault(clip.subset or DEFAULT_SUBSET, []).append(clip)
-        order = {s: i for i, s in enumerate(self.metadata.subsets)}
-        return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
 
 
 def _subset_problems(key: str, entry: dict[str, Any]) -> list[str]:

@@ -62,6 +62,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from audiobench.audio import Clip
+from audiobench.families.score_checks import number_problem
 from audiobench.task import Embedder, Task, TaskFamily, TaskScores
 
 __all__ = [
@@ -620,14 +621,6 @@ def _bootstrap(points: np.ndarray, n_boot: int, seed: int) -> list[float] | None
 _REPORT_FIELDS = frozenset({"accuracy", "n", "n_correct", "n_ties", "p_value", "ci95"})
 
 
-def _in_range(where: str, value: Any, low: float, high: float) -> list[str]:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return [f"{where}: must be a finite number, not {value!r}"]
-    if not low - 1e-9 <= value <= high + 1e-9:
-        return [f"{where}: {value!r} is outside [{low:g}, {high:g}]"]
-    return []
-
-
 def _report_problems(where: str, report: Any) -> list[str]:
     if not isinstance(report, dict):
         return [f"{where}: must be a mapping with accuracy, n, n_correct, n_ties, p_value"]
@@ -640,9 +633,9 @@ def _report_problems(where: str, report: Any) -> list[str]:
     n = report["n"]
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         return [f"{where}.n: must be a positive integer, not {n!r}"]
-    problems += _in_range(f"{where}.accuracy", report["accuracy"], 0.0, 1.0)
-    problems += _in_range(f"{where}.p_value", report["p_value"], 0.0, 1.0)
-    problems += _in_range(f"{where}.n_correct", report["n_correct"], 0.0, n)
+    problems += number_problem(f"{where}.accuracy", report["accuracy"], 0.0, 1.0, nullable=False)
+    problems += number_problem(f"{where}.p_value", report["p_value"], 0.0, 1.0, nullable=False)
+    problems += number_problem(f"{where}.n_correct", report["n_correct"], 0.0, n, nullable=False)
     ties = report["n_ties"]
     if isinstance(ties, bool) or not isinstance(ties, int) or not 0 <= ties <= n:
         problems.append(f"{where}.n_ties: must be an integer in [0, {n}], not {ties!r}")
@@ -654,7 +647,7 @@ def _report_problems(where: str, report: Any) -> list[str]:
             problems.append(f"{where}.ci95: must be [low, high] or null")
         else:
             for i, bound in enumerate(interval):
-                problems += _in_range(f"{where}.ci95[{i}]", bound, 0.0, 1.0)
+                problems += number_problem(f"{where}.ci95[{i}]", bound, 0.0, 1.0, nullable=False)
             if not problems and interval[0] > interval[1]:
                 problems.append(f"{where}.ci95: low {interval[0]!r} > high {interval[1]!r}")
     return problems

@@ -50,6 +50,7 @@ import soxr
 
 from audiobench.audio import Clip, decode_clip
 from audiobench.encoder import Encoder
+from audiobench.families.score_checks import number_problem
 from audiobench.task import Embedder, Task, TaskFamily, TaskScores
 
 __all__ = ["SI_SDR_CAP_DB", "ReconstructionTask", "summarise"]
@@ -342,16 +343,6 @@ def _bitrate(
 _SUMMARY_FIELDS = frozenset({"mean", "std", "median", "min", "max"})
 
 
-def _number(where: str, value: Any, low: float, high: float, *, null: bool = False) -> list[str]:
-    if value is None and null:
-        return []
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return [f"{where}: must be a finite number{' or null' if null else ''}, not {value!r}"]
-    if not low - 1e-9 <= value <= high + 1e-9:
-        return [f"{where}: {value!r} is outside [{low:g}, {high:g}]"]
-    return []
-
-
 def _summary(where: str, entry: Any, low: float, high: float, extra: frozenset[str]) -> list[str]:
     if not isinstance(entry, dict):
         return [f"{where}: must be a mapping with mean, std, median, min, max"]
@@ -360,9 +351,9 @@ def _summary(where: str, entry: Any, low: float, high: float, extra: frozenset[s
         if field not in entry:
             problems.append(f"{where}.{field}: missing field")
         elif field == "std":
-            problems += _number(f"{where}.std", entry[field], 0.0, math.inf)
+            problems += number_problem(f"{where}.std", entry[field], 0.0, math.inf, nullable=False)
         else:
-            problems += _number(f"{where}.{field}", entry[field], low, high)
+            problems += number_problem(f"{where}.{field}", entry[field], low, high, nullable=False)
     return problems
 
 
@@ -386,9 +377,9 @@ def _group_problems(key: str, entry: dict[str, Any]) -> list[str]:
     problems += [f"{key}.{field}: missing field" for field in sorted(known) if field not in entry]
     if problems:
         return problems
-    problems += _number(f"{key}.fad", entry["fad"], 0.0, math.inf)
-    problems += _number(f"{key}.kad", entry["kad"], -math.inf, math.inf)
-    problems += _number(f"{key}.bits_per_second", entry["bits_per_second"], 0, math.inf, null=True)
+    problems += number_problem(f"{key}.fad", entry["fad"], 0.0, math.inf, nullable=False)
+    problems += number_problem(f"{key}.kad", entry["kad"], -math.inf, math.inf, nullable=False)
+    problems += number_problem(f"{key}.bits_per_second", entry["bits_per_second"], 0, math.inf)
     problems += _count(f"{key}.n_clips", entry["n_clips"], 2)
     problems += _summary(f"{key}.embedding_mse", entry["embedding_mse"], 0, math.inf, frozenset())
     problems += _summary(

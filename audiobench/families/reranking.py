@@ -47,16 +47,14 @@ from audiobench.families.retrieval import (
     MAX_LISTED,
     check_ks,
     check_same_width,
-    cutoff_metric,
     describe,
     embed_audio_matrix,
     embed_text_matrix,
-    flat_score_problems,
     parse_list,
-    subset_groups,
     summarize_subsets,
     unit_rows,
 )
+from audiobench.families.score_checks import cutoff_metric, flat_score_problems
 from audiobench.task import Embedder, Task, TaskFamily, TaskScores
 
 __all__ = ["RerankingTask", "closest_references"]
@@ -158,7 +156,7 @@ class RerankingTask(Task):
         by_id = {clip.id: clip for clip in clips}
         per_subset: dict[str, dict[str, Any]] = {}
         skipped: dict[str, dict[str, Any]] = {}
-        for subset, group in subset_groups(clips, self.metadata.subsets).items():
+        for subset, group in self.clips_by_subset(clips).items():
             queries = [clip for clip in group if self.is_query(clip)]
             if not queries:
                 continue  # a subset of candidate clips only

@@ -51,8 +51,7 @@ shared by the reranking and zero-shot classification families.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -60,6 +59,7 @@ import numpy as np
 
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
+from audiobench.families.score_checks import MEAN_GROUP, cutoff_metric, flat_score_problems
 from audiobench.task import Embedder, Task, TaskFamily, TaskScores
 
 __all__ = ["LIST_SEPARATOR", "RetrievalTask", "parse_list"]
@@ -67,8 +67,6 @@ __all__ = ["LIST_SEPARATOR", "RetrievalTask", "parse_list"]
 #: Separator of list-valued metadata in folder ``labels.csv`` files (``relevant``,
 #: ``candidates``, ``positives``): ``"a|b|c"``. Items are stripped; empty items are dropped.
 LIST_SEPARATOR = "|"
-DEFAULT_SUBSET = "default"
-MEAN_GROUP = "mean"
 #: How many offending ids an error message or a details entry lists.
 MAX_LISTED = 20
 
@@ -113,15 +111,6 @@ def parse_list(value: Any, *, field: str, clip_id: str) -> list[str]:
         if text:
             out.append(text)
     return out
-
-
-def subset_groups(clips: Sequence[Clip], declared: Sequence[str]) -> dict[str, list[Clip]]:
-    """Clips by subset (``"default"`` for none), declared subsets first, in declared order."""
-    groups: dict[str, list[Clip]] = {}
-    for clip in clips:
-        groups.setdefault(clip.subset or DEFAULT_SUBSET, []).append(clip)
-    order = {s: i for i, s in enumerate(declared)}
-    return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
 
 
 def summarize_subsets(
@@ -205,71 +194,6 @@ def check_same_width(a: np.ndarray, b: np.ndarray, what_a: str, what_b: str, mod
             f"model {model!r}: {what_a} embeddings have dimension {a.shape[1]} but {what_b} "
             f"embeddings {b.shape[1]}; they must share one space"
         )
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def flat_score_problems(
-    scores: Mapping[str, Any],
-    *,
-    subsets: Sequence[str],
-    metric_range: Callable[[str], tuple[float, float] | None],
-    counts: frozenset[str],
-    known: str,
-) -> list[str]:
-    """Problems of a result's ``scores`` or ``aggregates`` for a family with flat reports.
-
-    ``scores`` maps each subset (``"default"`` when the task declares none) to
-    ``{metric: number or null, count: int or null}``; ``aggregates`` may hold ``"mean"`` with
-    the same metrics plus ``n_subsets`` and ``subsets``. ``metric_range`` gives a metric's
-    closed range (None: unknown name); ``counts`` are non-negative integer fields; ``known``
-    lists the metric names for the message.
-    """
-    declared = tuple(subsets) or (DEFAULT_SUBSET,)
-    problems: list[str] = []
-    for key, entry in scores.items():
-        aggregate = key == MEAN_GROUP and key not in declared
-        if not aggregate and key not in declared:
-            problems.append(f"{key}: unknown subset; the task declares {', '.join(declared)}")
-        if not isinstance(entry, Mapping):
-            problems.append(f"{key}: must be a mapping of metric names, not {_show(entry)}")
-            continue
-        for name, value in entry.items():
-            where = f"{key}.{name}"
-            if aggregate and name == "subsets":
-                if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-                    problems.append(f"{where}: must be a list of subset names")
-                continue
-            if name in counts or (aggregate and name == "n_subsets"):
-                if value is not None and (
-                    isinstance(value, bool) or not isinstance(value, int) or value < 0
-                ):
-                    problems.append(f"{where}: must be a non-negative integer, not {_show(value)}")
-                continue
-            bounds = metric_range(name)
-            if bounds is None:
-                problems.append(f"{where}: unknown metric; known: {known}")
-                continue
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                problems.append(f"{where}: must be a number or null, not {_show(value)}")
-            elif not bounds[0] - 1e-9 <= value <= bounds[1] + 1e-9:
-                high = "∞" if math.isinf(bounds[1]) else f"{bounds[1]:g}"
-                problems.append(f"{where}: {value!r} is outside [{bounds[0]:g}, {high}]")
-    return problems
-
-
-def cutoff_metric(name: str, prefixes: Sequence[str]) -> bool:
-    """Whether ``name`` reads ``<prefix><k>`` for one of ``prefixes`` and a positive integer k."""
-    for prefix in prefixes:
-        k = name.removeprefix(prefix)
-        if k != name and k.isdigit() and int(k) >= 1 and k == str(int(k)):
-            return True
-    return False
 
 
 def check_ks(ks: Sequence[int], name: str = "ks") -> tuple[int, ...]:
@@ -386,7 +310,7 @@ class RetrievalTask(Task):
             raise ValueError(f"task {self.name}: no clips to evaluate")
         per_subset: dict[str, dict[str, Any]] = {}
         skipped: dict[str, dict[str, Any]] = {}
-        for subset, group in subset_groups(clips, self.metadata.subsets).items():
+        for subset, group in self.clips_by_subset(clips).items():
             per_subset[subset], skipped[subset] = self._evaluate_group(embedder, subset, group)
         main, aggregates = summarize_subsets(per_subset, self.metadata.main_score, _COUNTS)
         details: dict[str, Any] = {

@@ -29,15 +29,13 @@ from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
 from audiobench.families.retrieval import (
     check_same_width,
-    cutoff_metric,
     describe,
     embed_audio_matrix,
     embed_text_matrix,
-    flat_score_problems,
-    subset_groups,
     summarize_subsets,
     unit_rows,
 )
+from audiobench.families.score_checks import cutoff_metric, flat_score_problems
 from audiobench.task import Embedder, Task, TaskFamily, TaskScores
 
 __all__ = ["ZeroShotClassificationTask"]
@@ -139,7 +137,7 @@ class ZeroShotClassificationTask(Task):
         rows, text = embed_text_matrix(embedder, prompts, f"{self.name} prompts")
         prompt_unit = unit_rows(text[[rows[p] for p in prompts]], prompts, "prompt")
         per_subset: dict[str, dict[str, Any]] = {}
-        for subset, group in subset_groups(clips, self.metadata.subsets).items():
+        for subset, group in self.clips_by_subset(clips).items():
             ids, audio = embed_audio_matrix(embedder, group, f"{self.name} {subset}")
             kept = [c for c in group if c.id in ids]
             if not kept:

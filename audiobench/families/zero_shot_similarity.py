@@ -16,12 +16,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from audiobench.audio import Clip
+from audiobench.families.score_checks import count_problem, number_problem, show
 from audiobench.pooling import collate
-from audiobench.task import Embedder, Task, TaskFamily, TaskMetadata, TaskScores
+from audiobench.task import DEFAULT_SUBSET, Embedder, Task, TaskFamily, TaskMetadata, TaskScores
 
 __all__ = ["ZeroShotSimilarityTask", "aggregate_score", "metric_range", "parse_main_score"]
-
-DEFAULT_SUBSET = "default"
 
 
 def parse_main_score(spec: str) -> tuple[str, str]:
@@ -115,13 +114,6 @@ class ZeroShotSimilarityTask(Task):
                 problems += _subset_problems(cls.metadata, key, entry)
         return problems
 
-    def _groups(self, clips: Sequence[Clip]) -> dict[str, list[Clip]]:
-        groups: dict[str, list[Clip]] = {}
-        for clip in clips:
-            groups.setdefault(clip.subset or DEFAULT_SUBSET, []).append(clip)
-        order = {s: i for i, s in enumerate(self.metadata.subsets)}
-        return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
-
     def _filter(
         self, clips: list[Clip], arrays: list[Any], durations: dict[str, float]
     ) -> tuple[list[Clip], list[Any], dict[str, int]]:
@@ -153,7 +145,7 @@ class ZeroShotSimilarityTask(Task):
             raise ValueError(f"task {self.name}: no clips to evaluate")
         blind = set(self.metadata.blind_subsets)
         per_subset: dict[str, dict[str, Any]] = {}
-        for subset, group in self._groups(clips).items():
+        for subset, group in self.clips_by_subset(clips).items():
             kept, arrays = embedder.embed(group, f"{self.name} {subset}")
             kept, arrays, dropped = self._filter(kept, arrays, embedder.durations)
             if len(kept) < 2:
@@ -212,7 +204,6 @@ _GROUP_RANGES: dict[str, tuple[float, float]] = {
     "purity": (0.0, 1.0),
 }
 # Floating-point slack on range ends, far below any reported precision.
-_SLACK = 1e-9
 _SUBSET_FIELDS = frozenset({"counts", "settings", "config_info", "configs", "filtered"})
 _AGGREGATE_FIELDS = frozenset({"configs", "n_subsets", "subsets"})
 
@@ -227,28 +218,6 @@ def metric_range(metric: str) -> tuple[float, float] | None:
     else:
         group = metric if metric != "precision" else ""
     return _GROUP_RANGES.get(group) if group in METRIC_GROUPS else None
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _number_problem(where: str, value: Any, low: float, high: float) -> list[str]:
-    """A problem if ``value`` is neither null nor a number in [low, high]."""
-    if value is None:
-        return []
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return [f"{where}: must be a number or null, not {_show(value)}"]
-    if not low - _SLACK <= value <= high + _SLACK:
-        return [f"{where}: {value!r} is outside [{low:g}, {high:g}]"]
-    return []
-
-
-def _count_problem(where: str, value: Any) -> list[str]:
-    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-        return []
-    return [f"{where}: must be a non-negative integer or null, not {_show(value)}"]
 
 
 def _config_problem(where: str, config: str) -> list[str]:
@@ -270,26 +239,26 @@ def _unknown_fields(where: str, entry: Mapping[str, Any], known: frozenset[str])
 def _summary_problems(where: str, summary: Any, low: float, high: float) -> list[str]:
     """One subset's entry for one metric: value, calibration and counts."""
     if not isinstance(summary, dict):
-        return [f"{where}: must be a mapping with a 'value', not {_show(summary)}"]
+        return [f"{where}: must be a mapping with a 'value', not {show(summary)}"]
     if "value" not in summary:
         return [f"{where}.value: missing field"]
     width = high - low
-    problems = _number_problem(f"{where}.value", summary["value"], low, high)
-    problems += _number_problem(f"{where}.baseline_mean", summary.get("baseline_mean"), low, high)
-    problems += _number_problem(f"{where}.raw", summary.get("raw"), -1.0, 1.0)
-    problems += _number_problem(f"{where}.lift", summary.get("lift"), -width, width)
-    problems += _number_problem(f"{where}.margin", summary.get("margin"), 0.0, width)
-    problems += _number_problem(f"{where}.p_value", summary.get("p_value"), 0.0, 1.0)
-    problems += _number_problem(f"{where}.noise_fraction", summary.get("noise_fraction"), 0, 1)
+    problems = number_problem(f"{where}.value", summary["value"], low, high)
+    problems += number_problem(f"{where}.baseline_mean", summary.get("baseline_mean"), low, high)
+    problems += number_problem(f"{where}.raw", summary.get("raw"), -1.0, 1.0)
+    problems += number_problem(f"{where}.lift", summary.get("lift"), -width, width)
+    problems += number_problem(f"{where}.margin", summary.get("margin"), 0.0, width)
+    problems += number_problem(f"{where}.p_value", summary.get("p_value"), 0.0, 1.0)
+    problems += number_problem(f"{where}.noise_fraction", summary.get("noise_fraction"), 0, 1)
     for field in ("n_evaluated", "n_skipped", "n_clusters"):
-        problems += _count_problem(f"{where}.{field}", summary.get(field))
+        problems += count_problem(f"{where}.{field}", summary.get(field), nullable=True)
     interval = summary.get("baseline_ci")
     if interval is not None:
         if not (isinstance(interval, list) and len(interval) == 2):
             problems.append(f"{where}.baseline_ci: must be [low, high] or null")
         else:
             for i, bound in enumerate(interval):
-                problems += _number_problem(f"{where}.baseline_ci[{i}]", bound, low, high)
+                problems += number_problem(f"{where}.baseline_ci[{i}]", bound, low, high)
             if not problems and None not in interval and interval[0] > interval[1]:
                 problems.append(f"{where}.baseline_ci: low {interval[0]!r} > high {interval[1]!r}")
     return problems
@@ -346,19 +315,19 @@ def _aggregate_problems(meta: TaskMetadata, key: str, entry: dict[str, Any]) -> 
     if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
         problems.append(f"{key}.subsets: must be a list of subset names")
     elif n_subsets != len(members):
-        problems.append(f"{key}.n_subsets: {_show(n_subsets)} but {len(members)} subsets listed")
+        problems.append(f"{key}.n_subsets: {show(n_subsets)} but {len(members)} subsets listed")
     else:
         blind = key == "blind"
         for i, member in enumerate(members):
             if member not in meta.subsets and not (member == DEFAULT_SUBSET and not meta.subsets):
-                problems.append(f"{key}.subsets[{i}]: unknown subset {_show(member)}")
+                problems.append(f"{key}.subsets[{i}]: unknown subset {show(member)}")
             elif (member in meta.blind_subsets) != blind:
                 problems.append(
                     f"{key}.subsets[{i}]: {member} is a {'public' if blind else 'blind'} subset"
                 )
 
     def check(where: str, _metric: str, value: Any, low: float, high: float) -> list[str]:
-        return _number_problem(where, value, low, high)
+        return number_problem(where, value, low, high)
 
     return problems + _configs_problems(f"{key}.configs", entry.get("configs"), check)
 

@@ -21,7 +21,7 @@ from audiobench.metrics.errors import InsufficientClassesError
 UNLABELLED: int = -1
 
 
-def _is_missing(value: object) -> bool:
+def is_missing_label(value: object) -> bool:
     """``None`` and float NaN (including numpy floats) mean "no label"."""
     if value is None:
         return True
@@ -71,7 +71,7 @@ def encode_labels(labels: Iterable[Hashable | None], n_clips: int) -> EncodedLab
     codes = np.empty(n_clips, dtype=np.int64)
     index: dict[Hashable, int] = {}
     for position, value in enumerate(values):
-        if _is_missing(value):
+        if is_missing_label(value):
             codes[position] = UNLABELLED
             continue
         try:

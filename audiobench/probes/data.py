@@ -14,12 +14,12 @@ Labels come in two forms:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Sequence
 
 import numpy as np
 import torch
 
+from audiobench.metrics.labels import is_missing_label
 from audiobench.metrics.validation import describe_clips, invalid_clips_error
 from audiobench.probes.errors import InsufficientClassesError, MissingClassError
 
@@ -137,14 +137,6 @@ def sequence_dim(inputs: np.ndarray | list[np.ndarray]) -> int:
     return int(inputs[0].shape[1])
 
 
-def _is_missing(value: object) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float | np.floating):
-        return math.isnan(value)
-    return False
-
-
 def _as_label_array(y: object, n: int, what: str) -> np.ndarray:
     labels = _to_numpy(y) if isinstance(y, np.ndarray | torch.Tensor) else None
     if labels is None:
@@ -167,7 +159,7 @@ def _as_label_array(y: object, n: int, what: str) -> np.ndarray:
         )
     if labels.shape[0] != n:
         raise ValueError(f"got {labels.shape[0]} labels in {what} for {n} clips")
-    missing = [i for i, value in enumerate(labels.tolist()) if _is_missing(value)]
+    missing = [i for i, value in enumerate(labels.tolist()) if is_missing_label(value)]
     if missing:
         raise ValueError(
             f"{what} has {len(missing)} missing label(s) (None or NaN) at indices "
