@@ -15,7 +15,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from audiobench.families.zero_shot_similarity import aggregate_score
 from audiobench.results import TaskResult
 
 __all__ = ["MEAN", "Benchmark", "ScoreColumn", "get_benchmark", "list_benchmarks"]
@@ -32,7 +31,10 @@ class ScoreColumn(BaseModel):
 
     name: str
     task: str
-    score: str = Field(description="'<config>:<metric>' for zero-shot similarity, else a key.")
+    score: str = Field(
+        description="A score in the family's main-score grammar: '<config>:<metric>' for "
+        "zero-shot similarity, '<probe>:<metric>' for classification, else a metric name."
+    )
     aggregate: str | None = Field(
         default="public", description="Aggregate group ('public', 'blind'); None: main score."
     )
@@ -84,8 +86,11 @@ class Benchmark(BaseModel):
         """The column's number in ``result`` (None where the result does not have it)."""
         if column.aggregate is None:
             return result.main_score
+        from audiobench.families import family_task
+
         # Result files are validated: scores are finite or null.
-        return aggregate_score(result.aggregates, column.aggregate, column.score)
+        family = family_task(result.task.family)
+        return family.summary_score(result.aggregates.get(column.aggregate), column.score)
 
     def table(self, results: Iterable[TaskResult]) -> list[dict[str, Any]]:
         """One row per (model, revision), ranked; missing scores stay None, never 0.

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
+import hashlib
+import json
 import os
+import re
 import statistics
 import time
 from collections.abc import Sequence
@@ -11,18 +13,24 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
+from rich.markup import escape
 
 from audiobench import registry
+from audiobench.audio import Clip
 from audiobench.cache import EmbeddingCache
 from audiobench.efficiency import compression_ratio, count_flops_per_second, peak_memory_mb
 from audiobench.encoder import Encoder
 from audiobench.progress import RichProgress
 from audiobench.results import (
+    PINNED_REVISION,
     CacheStats,
+    DatasetIdentity,
     Efficiency,
     Environment,
     ModelInfo,
+    RunIdentity,
     TaskInfo,
     TaskResult,
     Timings,
@@ -34,53 +42,59 @@ from audiobench.runner import CachedEmbedder, OnError, RunStats
 from audiobench.task import Task
 from audiobench.version import __version__
 
-__all__ = ["evaluate"]
+__all__ = ["RunConfig", "dataset_identity", "evaluate", "run_identity"]
 
 
-def _make_task(
-    spec: str | Task,
-    dataset: str | os.PathLike[str] | None,
-    dataset_revision: str | None,
-    subsets: Sequence[str] | None,
-    task_options: dict[str, Any],
-) -> Task:
+class RunConfig(BaseModel):
+    """Every setting of an ``evaluate`` run, typed; what a result records of its run.
+
+    ``task_options`` go to the tasks that declare them (each family's
+    ``Options``); a task that does not take one records it as unused.
+    ``model_options`` go to the encoder (its own ``Options``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    output_dir: Path = Field(Path("results"), description="DIR/<model>/<revision>/<Task>.json")
+    batch_size: int = Field(16, ge=1, description="Clips per encoder batch.")
+    device: str = Field("cpu", description="Torch device: cpu, cuda, cuda:1.")
+    dtype: str | None = Field(None, description="float32, float16 or bfloat16.")
+    pooling: str | None = Field(None, description="Pooling overriding the model's default.")
+    revision: str | None = Field(None, description="Model revision.")
+    overwrite: bool = Field(False, description="Recompute even an identical run's result.")
+    on_error: OnError = "raise"
+    cache_dir: Path | None = None
+    use_cache: bool = True
+    dataset: Path | None = Field(None, description="Local copy of the task's data.")
+    dataset_revision: str | None = None
+    subsets: tuple[str, ...] | None = None
+    task_options: dict[str, Any] = Field(default_factory=dict)
+    model_options: dict[str, Any] = Field(default_factory=dict)
+    progress: bool = True
+    count_flops: bool = True
+
+
+def _make_task(spec: str | Task, config: RunConfig) -> Task:
     if isinstance(spec, Task):
+        if spec.device is None:
+            spec.device = config.device
         return spec
+    options = dict(config.task_options)
+    unused: list[str] = []
     if ":" not in spec or spec in registry.tasks.names():
-        accepted = task_option_names(registry.tasks.get(spec))
-        unused = sorted(k for k in task_options if k not in accepted)
-        task_options = {k: v for k, v in task_options.items() if k in accepted}
-    else:  # dynamic names (folder:PATH) build zero-shot similarity tasks: all options apply
-        unused = []
-    kwargs: dict[str, Any] = dict(task_options)
-    if dataset is not None:
-        kwargs["dataset_path"] = dataset
-    if dataset_revision is not None:
-        kwargs["revision"] = dataset_revision
-    if subsets:
-        kwargs["subsets"] = subsets
+        accepted = registry.tasks.get(spec).Options.model_fields
+        unused = sorted(k for k in options if k not in accepted)
+        options = {k: v for k, v in options.items() if k in accepted}
+    kwargs: dict[str, Any] = {"options": options, "device": config.device}
+    if config.dataset is not None:
+        kwargs["dataset_path"] = config.dataset
+    if config.dataset_revision is not None:
+        kwargs["revision"] = config.dataset_revision
+    if config.subsets:
+        kwargs["subsets"] = config.subsets
     task = registry.tasks.create(spec, **kwargs)
     task.unused_options = unused
     return task
-
-
-def task_option_names(cls: type[Task]) -> set[str]:
-    """Keyword options some ``__init__`` along the task class's MRO declares.
-
-    A multi-task run hands every task the same options (``--permutations``
-    only means something to zero-shot similarity); each task gets those it
-    declares, and the others are recorded in its result as unused.
-    """
-    names: set[str] = set()
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None:
-            continue
-        for param in inspect.signature(init).parameters.values():
-            if param.kind in (param.KEYWORD_ONLY, param.POSITIONAL_OR_KEYWORD):
-                names.add(param.name)
-    names.discard("self")
-    return names
 
 
 def _make_encoder(spec: str | Encoder, model_options: dict[str, Any]) -> Encoder:
@@ -137,116 +151,167 @@ def _efficiency(
 def evaluate(
     tasks: str | Task | Sequence[str | Task],
     model: str | Encoder,
+    config: RunConfig | None = None,
     *,
-    output_dir: str | os.PathLike[str] = "results",
-    batch_size: int = 16,
-    device: str = "cpu",
-    dtype: str | None = None,
-    pooling: str | None = None,
-    revision: str | None = None,
-    overwrite: bool = False,
-    on_error: OnError = "raise",
-    cache_dir: str | os.PathLike[str] | None = None,
-    use_cache: bool = True,
-    dataset: str | os.PathLike[str] | None = None,
-    dataset_revision: str | None = None,
-    subsets: Sequence[str] | None = None,
-    task_options: dict[str, Any] | None = None,
-    model_options: dict[str, Any] | None = None,
-    progress: bool = True,
-    count_flops: bool = True,
     console: Console | None = None,
+    **settings: Any,
 ) -> list[TaskResult]:
     """Evaluate ``model`` on each of ``tasks``; write and return one result per task.
 
     Tasks and models are registry names (``audiobench list tasks``), dynamic
-    names such as ``folder:PATH``, or instances. An existing result file is
-    reused unless ``overwrite``; embeddings come from the cache whenever the
-    same encoder has seen the same waveform before.
+    names such as ``folder:PATH``, or instances. Settings come as a
+    :class:`RunConfig` or as its fields by keyword (``batch_size=8``). An
+    existing result file is reused only if it records the identical run
+    (same data, model fingerprint, task options, subsets); embeddings come
+    from the cache whenever the same encoder has seen the same waveform.
     """
+    config = RunConfig.model_validate({**(config.model_dump() if config else {}), **settings})
     console = console or Console(stderr=True)
     task_specs = [tasks] if isinstance(tasks, str | Task) else list(tasks)
     if not task_specs:
         raise ValueError("no task given")
-    if dataset is not None and len(task_specs) > 1:
+    if config.dataset is not None and len(task_specs) > 1:
         raise ValueError("a local dataset path applies to one task; run tasks separately")
-    if isinstance(model, Encoder) and pooling is not None:
+    if isinstance(model, Encoder) and config.pooling is not None:
         raise ValueError("pass pooling to the encoder's constructor when giving an instance")
     encoder = _make_encoder(
         model,
         {
-            "device": device,
-            "dtype": dtype,
-            "pooling": pooling,
-            "revision": revision,
-            **(model_options or {}),
+            "device": config.device,
+            "dtype": config.dtype,
+            "pooling": config.pooling,
+            "revision": config.revision,
+            **config.model_options,
         },
     )
-    cache = EmbeddingCache(cache_dir) if use_cache else None
-    flops = _FlopsOnce(count_flops)
+    cache = EmbeddingCache(config.cache_dir) if config.use_cache else None
+    flops = _FlopsOnce(config.count_flops)
     results = []
     try:
         for spec in task_specs:
-            task = _make_task(spec, dataset, dataset_revision, subsets, task_options or {})
-            results.append(
-                _run_one(
-                    task,
-                    encoder,
-                    cache,
-                    output_dir=Path(output_dir),
-                    batch_size=batch_size,
-                    on_error=on_error,
-                    overwrite=overwrite,
-                    device=device,
-                    progress=progress,
-                    console=console,
-                    flops=flops,
-                )
-            )
+            task = _make_task(spec, config)
+            results.append(_run_one(task, encoder, cache, config, console, flops))
     finally:
         if cache is not None:
             cache.close()
     return results
 
 
+def dataset_identity(task: Task, clips: Sequence[Clip] | None = None) -> DatasetIdentity:
+    """Which data ``task`` runs on; local data needs its ``clips`` for the content digest."""
+    source = task.metadata.dataset
+    if task.dataset_path is not None or source.kind == "folder":
+        if clips is None:
+            raise ValueError("the identity of local data needs its clips")
+        root = Path(task.dataset_path or source.path).resolve()
+        return DatasetIdentity(
+            kind="local_copy" if task.dataset_path is not None else "folder",
+            source=str(root),
+            revision=None,
+            config=source.config,
+            digest=_clips_digest(clips),
+            pinned=False,
+        )
+    revision = task.dataset_revision
+    if source.kind == "synthetic":
+        return DatasetIdentity(kind="synthetic", source=source.path, revision=revision, pinned=True)
+    return DatasetIdentity(
+        kind="huggingface",
+        source=source.path,
+        revision=revision,
+        config=source.config,
+        pinned=revision is not None and re.fullmatch(PINNED_REVISION, revision) is not None,
+    )
+
+
+def _clips_digest(clips: Sequence[Clip]) -> str:
+    """SHA-256 over every clip's table row and its audio file's size and modification time."""
+    digest = hashlib.sha256()
+    for clip in clips:
+        path = getattr(clip.audio, "path", None)
+        stat = os.stat(path) if path is not None and os.path.exists(path) else None
+        row = [clip.id, clip.label, clip.subset, clip.split, clip.text, clip.group]
+        row += [clip.audio.location, stat.st_size if stat else None]
+        row += [stat.st_mtime_ns if stat else None]
+        digest.update(json.dumps(row, default=str).encode() + b"\n")
+    return digest.hexdigest()
+
+
+def run_identity(
+    task: Task, encoder: Encoder, config: RunConfig, clips: Sequence[Clip] | None = None
+) -> RunIdentity:
+    return RunIdentity(
+        task=task.name,
+        dataset=dataset_identity(task, clips),
+        model_fingerprint=encoder.fingerprint(),
+        task_options=task.options.model_dump(mode="json"),
+        subsets=list(task.selected_subsets) if task.selected_subsets else None,
+        on_error=config.on_error,
+    )
+
+
+def _reusable(
+    path: Path, identity: RunIdentity, config: RunConfig, console: Console
+) -> TaskResult | None:
+    """The result at ``path`` if it records exactly ``identity`` (and no overwrite)."""
+    if config.overwrite or not path.exists():
+        return None
+    try:
+        existing = load_result(path)
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc}\nan unreadable result is in the way; move it aside or pass --overwrite"
+        ) from exc
+    if existing.run is not None and existing.run.digest == identity.digest:
+        console.print(f"reusing existing result {escape(str(path))} (identical run)")
+        return existing
+    what = (
+        "it has no run identity"
+        if existing.run is None
+        else ("it differs in " + ", ".join(identity.differences(existing.run)))
+    )
+    console.print(
+        f"[yellow]replacing[/] {escape(str(path))}: it holds another run ({escape(what)})"
+    )
+    return None
+
+
+def _is_local(task: Task) -> bool:
+    return task.dataset_path is not None or task.metadata.dataset.kind == "folder"
+
+
 def _run_one(
     task: Task,
     encoder: Encoder,
     cache: EmbeddingCache | None,
-    *,
-    output_dir: Path,
-    batch_size: int,
-    on_error: OnError,
-    overwrite: bool,
-    device: str,
-    progress: bool,
+    config: RunConfig,
     console: Console,
     flops: _FlopsOnce,
 ) -> TaskResult:
+    output_dir = Path(config.output_dir)
     path = result_path(output_dir, encoder.meta.name, encoder.revision, task.name)
-    if path.exists() and not overwrite:
-        try:
-            existing = load_result(path)
-        except ValueError as exc:
-            raise ValueError(
-                f"{exc}\nan unreadable result is in the way; move it aside or pass --overwrite"
-            ) from exc
-        console.print(f"[yellow]reusing[/] existing result {path} (pass --overwrite to recompute)")
+    clips: list[Clip] | None = None
+    t_start = time.perf_counter()
+    if _is_local(task):  # the identity of local data is a digest of what is there now
+        clips = task.load_data(progress=lambda msg: console.print(f"  {escape(msg)}"))
+    identity = run_identity(task, encoder, config, clips)
+    existing = _reusable(path, identity, config, console)
+    if existing is not None:
         return existing
     task.check_encoder(encoder)
-    console.print(f"[bold]{task.name}[/] with [bold]{encoder.meta.name}[/]")
-    t_start = time.perf_counter()
-    clips = task.load_data(progress=lambda msg: console.print(f"  {msg}"))
+    console.print(f"[bold]{escape(task.name)}[/] with [bold]{escape(encoder.meta.name)}[/]")
+    if clips is None:
+        clips = task.load_data(progress=lambda msg: console.print(f"  {escape(msg)}"))
     if not clips:
         raise ValueError(f"task {task.name}: the dataset holds no clips for the selected subsets")
     t_loaded = time.perf_counter()
-    hook = RichProgress(console) if progress else None
+    hook = RichProgress(console) if config.progress else None
     embedder = CachedEmbedder(
         encoder,
         cache,
         canonical_rate=task.metadata.sample_rate,
-        batch_size=batch_size,
-        on_error=on_error,
+        batch_size=config.batch_size,
+        on_error=config.on_error,
         progress=hook,
     )
     with hook if hook is not None else nullcontext():
@@ -256,7 +321,7 @@ def _run_one(
     embed_wall = stats.wall_s
     notes = [*stats.events, *encoder.pop_notes()]
     for note in notes:
-        console.print(f"  [yellow]warning:[/] {encoder.meta.name}: {note}")
+        console.print(f"  [yellow]warning:[/] {escape(encoder.meta.name)}: {escape(note)}")
     details = {**scores.details, **({"run_notes": notes} if notes else {})}
     flops_per_second = flops(encoder, console)  # loads the model if the cache served every clip
     n_parameters = encoder.parameter_count()
@@ -274,6 +339,7 @@ def _run_one(
             dataset=str(task.dataset_path) if task.dataset_path else task.metadata.dataset.path,
             subsets=sorted({c.subset for c in clips if c.subset}),
         ),
+        run=identity,
         model=ModelInfo(
             name=encoder.meta.name,
             revision=encoder.revision,
@@ -299,7 +365,7 @@ def _run_one(
             n_parameters,
             task.metadata.sample_rate,
             flops_per_second,
-            device,
+            config.device,
             embedder.batch_size,
         ),
         timings=Timings(
@@ -308,7 +374,7 @@ def _run_one(
             evaluate_s=max(0.0, (t_done - t_loaded) - embed_wall),
             total_s=t_done - t_start,
         ),
-        environment=Environment.capture(device),
+        environment=Environment.capture(config.device),
         date=utc_now(),
     )
     written = result.save(output_dir)
@@ -318,5 +384,7 @@ def _run_one(
         + (f", {len(stats.skipped)} skipped" if stats.skipped else "")
     )
     main = "undefined" if result.main_score is None else f"{result.main_score:.4f}"
-    console.print(f"  {task.metadata.main_score} = [bold]{main}[/]  ->  {written}")
+    console.print(
+        f"  {escape(task.metadata.main_score)} = [bold]{main}[/]  ->  {escape(str(written))}"
+    )
     return result

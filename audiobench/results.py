@@ -7,6 +7,7 @@ collates; ``schema_version`` lets it read old files after the schema moves on.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -18,16 +19,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from audiobench.task import SAFE_NAME
 
 __all__ = [
     "SCHEMA_VERSION",
     "CacheStats",
+    "DatasetIdentity",
     "Efficiency",
     "Environment",
     "ModelInfo",
+    "RunIdentity",
     "SkippedClip",
     "TaskInfo",
     "TaskResult",
@@ -37,8 +40,11 @@ __all__ = [
     "safe_component",
 ]
 
-SCHEMA_VERSION = 1
+#: Version 2 added the run identity (``run``); version-1 files still validate.
+SCHEMA_VERSION = 2
 NO_REVISION = "no_revision"
+#: A revision that names one immutable state of a hub dataset: a full commit hash.
+PINNED_REVISION = r"^[0-9a-f]{40}$"
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -50,6 +56,58 @@ class TaskInfo(BaseModel):
     revision: str | None = Field(description="Dataset revision the scores were computed on.")
     dataset: str = Field(description="Dataset id or local path it was loaded from.")
     subsets: list[str] = []
+
+
+class DatasetIdentity(BaseModel):
+    """Exactly which data a result was computed on.
+
+    ``pinned`` is true only for data that cannot change under the same name: a
+    hub dataset at a full commit hash, or generated data at a versioned
+    generator. A local copy or folder (``digest`` over its clip table and the
+    size and modification time of every audio file) or a hub branch such as
+    ``main`` is not pinned; the public leaderboard accepts pinned results only.
+    """
+
+    model_config = _STRICT
+    kind: Literal["huggingface", "synthetic", "folder", "local_copy"]
+    source: str = Field(description="Hub id, generator, or resolved local path.")
+    revision: str | None = None
+    config: str | None = None
+    digest: str | None = Field(default=None, description="Content digest of local data.")
+    pinned: bool
+
+
+class RunIdentity(BaseModel):
+    """What makes two runs the same: a result is reused only for an identical identity.
+
+    Where or how fast it ran (device, batch size, Ray workers) is not part of it.
+    """
+
+    model_config = _STRICT
+    task: str
+    dataset: DatasetIdentity
+    model_fingerprint: str = Field(description="Name, revision, options, pooling, dtype, weights.")
+    task_options: dict[str, Any] = Field(description="Every option of the task, as run.")
+    subsets: list[str] | None = Field(description="Subsets asked for (None: all).")
+    on_error: Literal["raise", "skip"]
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON of the identity."""
+        text = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def differences(self, other: RunIdentity) -> list[str]:
+        """Top-level fields (and task options) that differ from ``other``."""
+        mine, theirs = self.model_dump(mode="json"), other.model_dump(mode="json")
+        changed = [k for k in mine if k != "task_options" and mine[k] != theirs[k]]
+        options = {**mine["task_options"], **theirs["task_options"]}
+        changed += [
+            f"task option {k}"
+            for k in sorted(options)
+            if mine["task_options"].get(k) != theirs["task_options"].get(k)
+        ]
+        return changed
 
 
 class ModelInfo(BaseModel):
@@ -150,8 +208,11 @@ class TaskResult(BaseModel):
 
     model_config = _STRICT
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1, 2] = SCHEMA_VERSION
     task: TaskInfo
+    run: RunIdentity | None = Field(
+        default=None, description="The run's identity (absent only in version-1 files)."
+    )
     model: ModelInfo
     audiobench_version: str
     main_score: float | None = Field(description="The task's headline number (None: undefined).")
@@ -167,6 +228,20 @@ class TaskResult(BaseModel):
     timings: Timings
     environment: Environment
     date: datetime
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version(cls, data: Any) -> Any:
+        # Without an explicit version, a result with no run identity reads as version 1.
+        if isinstance(data, dict) and "schema_version" not in data and data.get("run") is None:
+            return {**data, "schema_version": 1}
+        return data
+
+    @model_validator(mode="after")
+    def _identified(self) -> TaskResult:
+        if self.schema_version >= 2 and self.run is None:
+            raise ValueError("run: a version-2 result must carry its run identity")
+        return self
 
     @field_validator("scores", "aggregates", "details")
     @classmethod

@@ -9,17 +9,19 @@ a local copy with ``dataset_path``.
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from audiobench.audio import Clip
+from audiobench.reports import Report, Summary, parse_score_path, problems_of, score_at
 
 if TYPE_CHECKING:
     from audiobench.encoder import Encoder
@@ -28,10 +30,14 @@ __all__ = [
     "Columns",
     "DatasetSource",
     "Embedder",
+    "Subset",
+    "Synthetic",
     "Task",
     "TaskFamily",
     "TaskMetadata",
+    "TaskOptions",
     "TaskScores",
+    "error_in_context",
 ]
 
 #: Names become path components of result files; keep them portable.
@@ -62,6 +68,34 @@ class DatasetSource(BaseModel):
     config: str | None = Field(default=None, description="Dataset configuration name.")
 
 
+class Synthetic(DatasetSource):
+    """A generated dataset: ``generator`` (``"module:function"``) writes it on first use.
+
+    The generator is called as ``function(directory, seed=seed,
+    sample_rate=<task rate>, **params)`` and writes WAV files and a
+    ``labels.csv``; it is imported only when the data is needed.
+    """
+
+    kind: Literal["synthetic"] = "synthetic"
+    path: str = ""
+    revision: str | None = "v1"
+    generator: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    seed: int
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _path_names_generator(self) -> Synthetic:
+        if not self.path:
+            object.__setattr__(self, "path", self.generator)
+        return self
+
+    def generate(self, directory: Path, sample_rate: int) -> None:
+        """Write the dataset into ``directory``."""
+        module, _, function = self.generator.partition(":")
+        write = getattr(importlib.import_module(module), function)
+        write(directory, seed=self.seed, sample_rate=sample_rate, **self.params)
+
+
 class Columns(BaseModel):
     """Which dataset columns hold what. ``None`` means the task does not use one."""
 
@@ -90,7 +124,9 @@ class TaskMetadata(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(pattern=SAFE_NAME)
-    family: TaskFamily
+    family: TaskFamily | None = Field(
+        default=None, description="Filled in from the task's family base class."
+    )
     description: str
     dataset: DatasetSource
     columns: Columns = Columns()
@@ -128,12 +164,55 @@ DEFAULT_SUBSET = "default"
 
 @dataclass
 class TaskScores:
-    """What a family's evaluation returns, before it is wrapped in a result file."""
+    """What a task's evaluation returns, before it is wrapped in a result file.
+
+    ``scores`` and ``aggregates`` are the JSON of the family's typed
+    :class:`~audiobench.reports.Report` per subset and
+    :class:`~audiobench.reports.Summary` per aggregate group.
+    """
 
     main_score: float | None
     scores: dict[str, dict[str, Any]]
     aggregates: dict[str, dict[str, Any]] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
+
+
+class TaskOptions(BaseModel):
+    """Base of a family's knobs: one typed, validated model per family.
+
+    A family declares ``class Options(TaskOptions)``; a concrete task may set
+    other defaults with ``options = <Family>.Options(...)``; a run overrides
+    them with ``--task-option KEY=VALUE``. The options a run used are recorded
+    in its result.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass
+class Subset:
+    """One subset's clips, handed to :meth:`Task.evaluate_subset`.
+
+    A family puts per-subset records (split sizes, fitted configurations) into
+    ``details``; they land in the result under ``details[<key>][<subset>]``.
+    """
+
+    name: str
+    clips: list[Clip]
+    task: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        """``"task T"`` or ``"task T, subset S"``, the prefix of error messages."""
+        return f"task {self.task}" + (
+            f", subset {self.name}" if self.name != DEFAULT_SUBSET else ""
+        )
+
+    @property
+    def label(self) -> str:
+        """Progress-bar description."""
+        return self.task + (f" {self.name}" if self.name != DEFAULT_SUBSET else "")
 
 
 class Embedder(ABC):
@@ -169,9 +248,32 @@ class Embedder(ABC):
 
 
 class Task(ABC):
-    """Base of every task. Subclass a family class, not this one."""
+    """Base of every task. Subclass a family class, not this one.
+
+    :meth:`evaluate` is the one evaluation loop: it groups clips into subsets,
+    checks them, calls the family's :meth:`evaluate_subset` for each, averages
+    public and blind subsets apart (:meth:`summarize`) and looks up the main
+    score in the headline average. A family supplies ``Options``, ``Report``,
+    ``Summary``, :meth:`evaluate_subset` and :meth:`summarize`; a concrete
+    task supplies ``metadata`` (and, optionally, other option defaults).
+    """
 
     metadata: ClassVar[TaskMetadata]
+    family: ClassVar[TaskFamily]
+    #: The family's knobs; ``options`` holds the task's defaults, then the run's values.
+    Options: ClassVar[type[TaskOptions]] = TaskOptions
+    options: TaskOptions = TaskOptions()
+    #: Typed scores of one subset, and of the mean over subsets.
+    Report: ClassVar[type[Report]] = Report
+    Summary: ClassVar[type[Summary]] = Summary
+    #: Aggregate key of the public subsets' mean (blind subsets average under ``"blind"``).
+    public_group: ClassVar[str] = "mean"
+    #: Write the aggregate even for a single subset (VocSim's public/blind table does).
+    always_aggregate: ClassVar[bool] = False
+    #: Path prefix of the main score inside ``Summary`` (e.g. ``("configs",)``).
+    score_root: ClassVar[tuple[str, ...]] = ()
+    #: Every clip must carry a label (families that score against labels).
+    needs_labels: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -179,16 +281,79 @@ class Task(ABC):
         dataset_path: str | Path | None = None,
         revision: str | None = None,
         subsets: Sequence[str] | None = None,
+        device: str | None = None,
+        options: Mapping[str, Any] | TaskOptions | None = None,
+        **option_values: Any,
     ) -> None:
         self.dataset_path = Path(dataset_path) if dataset_path is not None else None
         self.dataset_revision = revision if revision is not None else self.metadata.revision
         self.selected_subsets = tuple(subsets) if subsets else None
+        #: Torch device for family work that can use one (scoring grids, neural probes).
+        self.device = device
+        given = options.model_dump() if isinstance(options, TaskOptions) else dict(options or {})
+        self.options = self.resolve_options({**given, **option_values})
         #: Run options this task does not take (set by ``evaluate``; recorded in the result).
         self.unused_options: list[str] = []
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "Options" in cls.__dict__ and "options" not in cls.__dict__:
+            cls.options = cls.Options()  # a family's defaults are its Options' defaults
+        if not isinstance(cls.options, cls.Options):
+            raise TypeError(
+                f"{cls.__name__}.options must be a {cls.Options.__qualname__}, "
+                f"not {type(cls.options).__qualname__}"
+            )
+        meta = cls.__dict__.get("metadata")
+        if meta is None:
+            return
+        family = getattr(cls, "family", None)
+        if family is None:
+            raise TypeError(f"task {meta.name}: subclass a family class, not Task")
+        if meta.family is not None and meta.family != family:
+            raise TypeError(
+                f"task {meta.name}: declares family {meta.family}, its base is {family}"
+            )
+        cls.metadata = meta.model_copy(update={"family": family})
+        cls.check_main_score(parse_score_path(meta.main_score))
+
+    @classmethod
+    def check_main_score(cls, path: tuple[str, ...]) -> None:
+        """Raise ``ValueError`` if ``path`` cannot name a number in this family's summary."""
+        return None
+
+    @classmethod
+    def resolve_options(cls, values: Mapping[str, Any]) -> TaskOptions:
+        """The task's defaults with ``values`` applied, validated; errors name the task."""
+        unknown = sorted(k for k in values if k not in cls.Options.model_fields)
+        if unknown:
+            accepted = ", ".join(cls.Options.model_fields) or "none"
+            raise ValueError(
+                f"task {cls.metadata.name}: unknown option(s) {', '.join(unknown)}; "
+                f"accepted: {accepted}"
+            )
+        try:
+            return cls.Options.model_validate({**cls.options.model_dump(), **values})
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False)
+            )
+            raise ValueError(f"task {cls.metadata.name}: invalid option {problems}") from None
 
     @property
     def name(self) -> str:
         return self.metadata.name
+
+    @property
+    def main_score_path(self) -> tuple[str, ...]:
+        return (*self.score_root, *parse_score_path(self.metadata.main_score))
+
+    @classmethod
+    def summary_score(cls, summary: Mapping[str, Any] | None, spec: str) -> float | None:
+        """The number that score ``spec`` (main-score grammar) names in a summary's JSON."""
+        if summary is None:
+            return None
+        return score_at(summary, (*cls.score_root, *parse_score_path(spec)))
 
     def subsets_to_run(self) -> tuple[str, ...]:
         """Subsets evaluated in this run (all declared ones unless narrowed)."""
@@ -218,26 +383,127 @@ class Task(ABC):
 
     def generate_data(self, directory: Path) -> None:
         """Write the task's audio and labels into ``directory`` (synthetic tasks only)."""
-        raise NotImplementedError(f"task {self.name} has no data generator")
+        source = self.metadata.dataset
+        if not isinstance(source, Synthetic):
+            raise NotImplementedError(f"task {self.name} has no data generator")
+        source.generate(directory, self.metadata.sample_rate)
+
+    # ------------------------------------------------------------------ evaluation
+
+    def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
+        """Score the encoder behind ``embedder`` on ``clips``, subset by subset."""
+        if not clips:
+            raise ValueError(f"task {self.name}: no clips to evaluate")
+        reports: dict[str, Report] = {}
+        per_subset_details: dict[str, dict[str, Any]] = {}
+        for name, group in self.clips_by_subset(clips).items():
+            subset = Subset(name=name, clips=group, task=self.name)
+            if self.needs_labels:
+                self._check_labels(subset)
+            report = self.evaluate_subset(embedder, subset)
+            if not isinstance(report, self.Report):
+                raise TypeError(
+                    f"{type(self).__name__}.evaluate_subset returned "
+                    f"{type(report).__name__}, not {self.Report.__name__}"
+                )
+            reports[name] = report
+            for key, value in subset.details.items():
+                per_subset_details.setdefault(key, {})[name] = value
+        blind = set(self.metadata.blind_subsets)
+        summaries: dict[str, Summary] = {}
+        for group, members in (
+            (self.public_group, [s for s in reports if s not in blind]),
+            ("blind", [s for s in reports if s in blind]),
+        ):
+            if members:
+                summaries[group] = self.summarize({s: reports[s] for s in members})
+        headline = summaries.get(self.public_group) or summaries["blind"]
+        written = self.always_aggregate or len(reports) > 1
+        return TaskScores(
+            main_score=score_at(headline, self.main_score_path),
+            # Blind subsets leave the machine only as averages.
+            scores={s: r.to_json() for s, r in reports.items() if s not in blind},
+            aggregates={g: s.to_json() for g, s in summaries.items()} if written else {},
+            details={**self.protocol(), **per_subset_details},
+        )
+
+    def _check_labels(self, subset: Subset) -> None:
+        from audiobench.metrics.validation import describe_clips
+
+        unlabelled = [c.id for c in subset.clips if c.label is None]
+        if unlabelled:
+            raise ValueError(
+                f"{subset.where}: {len(unlabelled)} clip(s) have no label: "
+                f"{describe_clips(unlabelled)}"
+            )
 
     @abstractmethod
-    def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
-        """Score the encoder behind ``embedder`` on ``clips``."""
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> Report:
+        """The family's scores of one subset (an instance of ``self.Report``)."""
+
+    @abstractmethod
+    def summarize(self, reports: Mapping[str, Report]) -> Summary:
+        """The unweighted mean over ``reports`` (subset name -> report), as ``self.Summary``."""
+
+    def protocol(self) -> dict[str, Any]:
+        """Run-wide facts of the evaluation recorded in the result's ``details``."""
+        return {}
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
         """Raise a clear error if ``encoder`` lacks what this family needs."""
         return None  # most families need nothing beyond audio encoding
 
+    # ------------------------------------------------------------------ validation
+
     @classmethod
-    def score_problems(cls, scores: dict[str, Any]) -> list[str]:
+    def score_problems(cls, scores: Mapping[str, Any]) -> list[str]:
         """What is wrong with a result file's ``scores`` (or ``aggregates``) mapping.
 
-        Result validation calls this on both mappings of a file that already
-        passed the schema (so every number is finite or null). Each problem is
-        one ``"<path inside the mapping>: <message>"`` string, e.g.
-        ``"SYN-A.configs.raw/cosine.p@1.value: 1.5 is outside [0, 1]"``. The
-        default finds nothing; a family overrides it to reject unknown metric
-        names and values outside their range.
+        Each subset's entry is validated by ``Report``, each aggregate group
+        (``public_group`` or ``"blind"``) by ``Summary``. Each problem is one
+        ``"<path inside the mapping>: <message>"`` string.
         """
-        return []
+        meta = getattr(cls, "metadata", None)
+        if meta is None:  # an abstract base: nothing declared to check against
+            return []
+        declared = meta.subsets or (DEFAULT_SUBSET,)
+        groups = (cls.public_group, "blind")
+        problems: list[str] = []
+        for key, entry in scores.items():
+            if key in groups and key not in declared:
+                problems += problems_of(cls.Summary, entry, key)
+                members = entry.get("subsets") if isinstance(entry, Mapping) else None
+                for i, member in enumerate(members if isinstance(members, list) else []):
+                    if member not in declared:
+                        problems.append(f"{key}.subsets[{i}]: unknown subset {member!r}")
+                    elif (member in meta.blind_subsets) != (key == "blind"):
+                        kind = "blind" if member in meta.blind_subsets else "public"
+                        problems.append(f"{key}.subsets[{i}]: {member} is a {kind} subset")
+            elif key in meta.blind_subsets:
+                problems.append(
+                    f"{key}: blind subset: only its public/blind averages may be written"
+                )
+            elif key not in declared:
+                problems.append(f"{key}: unknown subset; the task declares {', '.join(declared)}")
+            else:
+                problems += problems_of(cls.Report, entry, key)
+        return problems
+
+
+def error_in_context(exc: ValueError, where: str) -> ValueError:
+    """The same kind of error, its message prefixed with where it happened."""
+    from audiobench.metrics.errors import InvalidEmbeddingsError
+    from audiobench.probes import GroupLeakError, MissingClassError
+
+    message = f"{where}: {exc}"
+    if isinstance(exc, MissingClassError):
+        return MissingClassError(message, exc.classes, exc.split)
+    if isinstance(exc, GroupLeakError):
+        return GroupLeakError(message, exc.groups, exc.split)
+    if isinstance(exc, InvalidEmbeddingsError):
+        return InvalidEmbeddingsError(message, exc.clip_ids)
+    try:
+        return type(exc)(message)
+    except TypeError:  # an exception type with a richer constructor
+        return ValueError(message)

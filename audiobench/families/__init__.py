@@ -8,8 +8,33 @@ from audiobench.families.reranking import RerankingTask
 from audiobench.families.retrieval import RetrievalTask
 from audiobench.families.zero_shot_classification import ZeroShotClassificationTask
 from audiobench.families.zero_shot_similarity import ZeroShotSimilarityTask
+from audiobench.task import Task, TaskFamily
+
+FAMILIES: dict[TaskFamily, type[Task]] = {
+    cls.family: cls
+    for cls in (
+        ClassificationTask,
+        ClusteringTask,
+        PerceptualAlignmentTask,
+        ReconstructionTask,
+        RerankingTask,
+        RetrievalTask,
+        ZeroShotClassificationTask,
+        ZeroShotSimilarityTask,
+    )
+}
+
+
+def family_task(family: str) -> type[Task]:
+    """The base class of ``family`` (a :class:`TaskFamily` value); LookupError if unknown."""
+    try:
+        return FAMILIES[TaskFamily(family)]
+    except ValueError:
+        raise LookupError(f"unknown task family {family!r}") from None
+
 
 __all__ = [
+    "FAMILIES",
     "ClassificationTask",
     "ClusteringTask",
     "PerceptualAlignmentTask",
@@ -18,4 +43,5 @@ __all__ = [
     "RetrievalTask",
     "ZeroShotClassificationTask",
     "ZeroShotSimilarityTask",
+    "family_task",
 ]

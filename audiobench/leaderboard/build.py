@@ -44,8 +44,12 @@ def build_leaderboard(
     output_dir: str | os.PathLike[str],
     *,
     generated: datetime | None = None,
+    allow_unpinned: bool = False,
 ) -> Build:
     """Validate every result under ``results_dir`` and write the leaderboard to ``output_dir``.
+
+    ``allow_unpinned`` builds a private board that also takes results computed
+    on local data or unpinned dataset revisions (the public board refuses them).
 
     Invalid files are left out and listed (``Build.rejected``, ``rejected.txt``,
     the page and the Markdown), never dropped silently. ``generated`` fixes the
@@ -55,7 +59,7 @@ def build_leaderboard(
     if not root.is_dir():
         raise ValueError(f"{root}: not a directory of result files")
     out = Path(output_dir)
-    validation = validate_paths([root])
+    validation = validate_paths([root], allow_unpinned=allow_unpinned)
     board = collate(
         [result for _, result in validation.accepted],
         rejected=[problem.line(relative_to=root) for problem in validation.problems],

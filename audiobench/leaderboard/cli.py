@@ -33,11 +33,24 @@ def validate(
         list[Path],
         typer.Argument(help="Result files, or folders searched for *.json.", show_default=False),
     ],
+    allow_unpinned: Annotated[
+        bool,
+        typer.Option(
+            help="Accept results computed on local data (--dataset, folder tasks) or an "
+            "unpinned dataset revision such as 'main', for a private table. The public "
+            "leaderboard refuses them."
+        ),
+    ] = False,
 ) -> None:
-    """Check result files strictly; print one line per problem and exit 1 if any."""
+    """Check result files strictly; print one line per problem and exit 1 if any.
+
+    Besides the schema: the task is registered and agrees with the file, every
+    score is a known metric inside its range, the main score is the value the
+    file's own scores give, and the data was pinned (see --allow-unpinned).
+    """
     from audiobench.leaderboard.validate import validate_paths
 
-    validation = validate_paths(paths)
+    validation = validate_paths(paths, allow_unpinned=allow_unpinned)
     for problem in validation.problems:
         typer.echo(problem.line())
     n_bad = len(validation.rejected)
@@ -65,6 +78,10 @@ def export(
     skip_invalid: Annotated[
         bool, typer.Option(help="Export the valid files even if others are invalid.")
     ] = False,
+    allow_unpinned: Annotated[
+        bool,
+        typer.Option(help="Also export results on local or unpinned data (a private board)."),
+    ] = False,
 ) -> None:
     """Copy valid results into <to>/<model>/<revision>/<Task>.json for a pull request."""
     from audiobench.leaderboard.export import export_results
@@ -72,7 +89,13 @@ def export(
     if not results_dir.is_dir():
         _say(f"error: {results_dir}: not a directory")
         raise typer.Exit(2)
-    outcome = export_results(results_dir, to, overwrite=overwrite, skip_invalid=skip_invalid)
+    outcome = export_results(
+        results_dir,
+        to,
+        overwrite=overwrite,
+        skip_invalid=skip_invalid,
+        allow_unpinned=allow_unpinned,
+    )
     for problem in outcome.problems:
         typer.echo(problem.line())
     if outcome.problems and not skip_invalid:
@@ -103,12 +126,16 @@ def build(
         Path, typer.Option("--output", help="Folder to write the leaderboard to.")
     ] = (Path("leaderboard/site")),
     strict: Annotated[bool, typer.Option(help="Exit 1 if any result file was rejected.")] = False,
+    allow_unpinned: Annotated[
+        bool,
+        typer.Option(help="A private board: also take results on local or unpinned data."),
+    ] = False,
 ) -> None:
     """Collate every valid result into HTML, Markdown, CSV and plots; list rejected files."""
     from audiobench.leaderboard.build import build_leaderboard
 
     try:
-        made = build_leaderboard(results, output)
+        made = build_leaderboard(results, output, allow_unpinned=allow_unpinned)
     except ValueError as exc:
         _say(f"error: {exc}")
         raise typer.Exit(2) from None

@@ -45,6 +45,7 @@ def export_results(
     *,
     overwrite: bool = False,
     skip_invalid: bool = False,
+    allow_unpinned: bool = False,
 ) -> Export:
     """Copy every valid result under ``results_dir`` to ``destination/<model>/<revision>/``.
 
@@ -54,7 +55,7 @@ def export_results(
     copied unless ``skip_invalid``, so a submission is never half exported by
     accident.
     """
-    validation = validate_paths([results_dir])
+    validation = validate_paths([results_dir], allow_unpinned=allow_unpinned)
     outcome = Export(problems=validation.problems)
     if validation.problems and not skip_invalid:
         return outcome

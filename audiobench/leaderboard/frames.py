@@ -172,8 +172,12 @@ def load_results(
     *,
     level: Literal["result", "score"] = "result",
     strict: bool = True,
+    allow_unpinned: bool = True,
 ) -> pd.DataFrame:
     """Validate and load result files (or folders of them) into a DataFrame.
+
+    Results on local data or unpinned dataset revisions are kept (your own
+    tables); ``allow_unpinned=False`` applies the public leaderboard's rule.
 
     ``level="result"``: one row per file (see :data:`RESULT_COLUMNS`);
     ``level="score"``: one row per number (see :data:`SCORE_COLUMNS`).
@@ -182,7 +186,7 @@ def load_results(
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
-    validation = validate_paths([Path(p) for p in paths])
+    validation = validate_paths([Path(p) for p in paths], allow_unpinned=allow_unpinned)
     if validation.problems:
         lines = [p.line() for p in validation.problems]
         if strict:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from audiobench.families.zero_shot_similarity import aggregate_score, parse_main_score
+from audiobench.families import ZeroShotSimilarityTask
 from audiobench.leaderboard.collate import Leaderboard, model_key
 from audiobench.results import TaskResult
 from audiobench.task import TaskFamily
@@ -51,8 +51,9 @@ def _zero_shot(results: Iterable[TaskResult]) -> list[TaskResult]:
 
 
 def _headline(result: TaskResult, group: str, metric: str | None = None) -> float | None:
-    config, main_metric = parse_main_score(result.main_score_name)
-    return aggregate_score(result.aggregates, group, f"{config}:{metric or main_metric}")
+    config, _, main_metric = result.main_score_name.rpartition(":")
+    spec = f"{config}:{metric or main_metric}"
+    return ZeroShotSimilarityTask.summary_score(result.aggregates.get(group), spec)
 
 
 def p1_vs_gsr_points(results: Iterable[TaskResult]) -> list[Point]:

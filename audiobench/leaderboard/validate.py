@@ -20,15 +20,21 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from audiobench.reports import parse_score_path, score_at
 from audiobench.results import NO_REVISION, TaskResult, load_result, result_path
+
+if TYPE_CHECKING:
+    from audiobench.task import Task
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -141,13 +147,15 @@ def _walk(root: Path) -> Iterator[Path]:
                 yield here / name
 
 
-def validate_file(path: str | os.PathLike[str]) -> tuple[TaskResult | None, list[Problem]]:
+def validate_file(
+    path: str | os.PathLike[str], *, allow_unpinned: bool = False
+) -> tuple[TaskResult | None, list[Problem]]:
     """The parsed result (None if it failed) and every problem found in ``path``.
 
     At most :data:`MAX_PROBLEMS_PER_FILE` problems are listed, the last one
     counting the rest.
     """
-    result, problems = _check_file(Path(path))
+    result, problems = _check_file(Path(path), allow_unpinned)
     if len(problems) > MAX_PROBLEMS_PER_FILE:
         more = len(problems) - MAX_PROBLEMS_PER_FILE + 1
         problems = [
@@ -157,7 +165,7 @@ def validate_file(path: str | os.PathLike[str]) -> tuple[TaskResult | None, list
     return result, problems
 
 
-def _check_file(p: Path) -> tuple[TaskResult | None, list[Problem]]:
+def _check_file(p: Path, allow_unpinned: bool) -> tuple[TaskResult | None, list[Problem]]:
 
     def problem(field: str, message: str) -> Problem:
         return Problem(p, field, message)
@@ -187,15 +195,23 @@ def _check_file(p: Path) -> tuple[TaskResult | None, list[Problem]]:
     # Where the file should sit only means something once its names are sound.
     path_problems = [] if problems else _path_problems(p, result)
     problems += _task_problems(p, result) + path_problems
+    if not allow_unpinned:
+        problems += _provenance_problems(p, result)
     return (result if not problems else None), problems
 
 
-def validate_paths(paths: Iterable[str | os.PathLike[str]]) -> Validation:
-    """Validate every result file under ``paths`` (files or directories)."""
+def validate_paths(
+    paths: Iterable[str | os.PathLike[str]], *, allow_unpinned: bool = False
+) -> Validation:
+    """Validate every result file under ``paths`` (files or directories).
+
+    ``allow_unpinned`` keeps results computed on local data or an unpinned
+    hub revision (for private tables; the public leaderboard refuses them).
+    """
     files, problems = find_result_files(paths)
     outcome = Validation(problems=problems)
     for path in files:
-        result, found = validate_file(path)
+        result, found = validate_file(path, allow_unpinned=allow_unpinned)
         if result is not None:
             outcome.accepted.append((path, result))
         outcome.problems += found
@@ -319,6 +335,7 @@ def _task_problems(path: Path, result: TaskResult) -> list[Problem]:
             problems.append(
                 Problem(path, f"task.subsets[{i}]", f"{subset!r} is not a subset of {name}")
             )
+    n_before = len(problems)
     for field_name, mapping in (("scores", result.scores), ("aggregates", result.aggregates)):
         for found in cls.score_problems(mapping):
             where, sep, message = found.partition(": ")
@@ -327,7 +344,55 @@ def _task_problems(path: Path, result: TaskResult) -> list[Problem]:
             problems.append(
                 Problem(path, f"{field_name}.{where}" if where else field_name, message)
             )
+    if len(problems) == n_before:  # the headline is checked against scores that are sound
+        problems += _main_score_problems(path, result, cls)
     return problems
+
+
+def _main_score_problems(path: Path, result: TaskResult, cls: type[Task]) -> list[Problem]:
+    """``main_score`` must be the number the file's own scores give (no edited headline)."""
+    summary: Any = result.aggregates.get(cls.public_group) or result.aggregates.get("blind")
+    if summary is None:
+        if len(result.scores) != 1:
+            return [Problem(path, "aggregates", "missing: needed for the main score")]
+        summary = next(iter(result.scores.values()))
+    expected = score_at(summary, (*cls.score_root, *parse_score_path(cls.metadata.main_score)))
+    given = result.main_score
+    same = (
+        expected is None
+        if given is None
+        else expected is not None and math.isclose(given, expected, rel_tol=1e-12, abs_tol=1e-12)
+    )
+    if same:
+        return []
+    return [
+        Problem(
+            path,
+            "main_score",
+            f"{given!r} is not {result.main_score_name!r} of the file's own scores ({expected!r})",
+        )
+    ]
+
+
+def _provenance_problems(path: Path, result: TaskResult) -> list[Problem]:
+    """Public tables take only results on pinned data (a hub commit or generated data)."""
+    run = result.run
+    if run is None or run.dataset.pinned:
+        return []
+    data = run.dataset
+    what = (
+        f"local data ({data.source})"
+        if data.kind in ("folder", "local_copy")
+        else f"{data.source} at unpinned revision {data.revision!r}"
+    )
+    return [
+        Problem(
+            path,
+            "run.dataset",
+            f"computed on {what}; the public leaderboard takes results on pinned data only "
+            "(use --allow-unpinned for a private table)",
+        )
+    ]
 
 
 def _path_problems(path: Path, result: TaskResult) -> list[Problem]:

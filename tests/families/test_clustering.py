@@ -33,7 +33,9 @@ def task_class(
         main_score=main_score,
         subsets=subsets,
     )
-    return type(name, (ClusteringTask,), {"metadata": meta, **options})
+    return type(
+        name, (ClusteringTask,), {"metadata": meta, "options": ClusteringTask.Options(**options)}
+    )
 
 
 def blobs(
@@ -99,7 +101,7 @@ def test_seeds_can_be_chosen_per_run() -> None:
     result = Plain(seeds=[7]).evaluate(FakeEmbedder(vectors), clips)
     assert result.scores["default"]["per_seed"]["nmi"] == [pytest.approx(1.0)]
     assert result.details["seeds"] == [7]
-    with pytest.raises(ValueError, match="seeds must not be empty"):
+    with pytest.raises(ValueError, match="invalid option seeds: Tuple should have at least 1 item"):
         Plain(seeds=[])
 
 
@@ -151,19 +153,21 @@ def test_score_problems_reject_bad_results() -> None:
     bad["other"] = {"v_measure": 0.5}
     problems = Plain.score_problems(bad)
     expected = [
-        "default.ari: -1.5 is outside [-1, 1]",
-        "default.purity: 1.2 is outside [0, 1]",
-        "default.std.nmi: 0.8 is outside [0, 0.5]",
-        "default.per_seed.v_measure[1]: 2.0 is outside [0, 1]",
+        "default.ari: Input should be greater than or equal to -1, not -1.5",
+        "default.purity: Input should be less than or equal to 1, not 1.2",
+        "default.std.nmi: Input should be less than or equal to 0.5, not 0.8",
+        "default.per_seed.v_measure.1: Input should be less than or equal to 1, not 2.0",
         "default.silhouette: unknown field",
-        "default.n_clusters: must be a non-negative integer",
+        "default.n_clusters: Input should be a valid integer",
         "other: unknown subset",
     ]
     for start in expected:
         assert any(p.startswith(start) for p in problems), (start, problems)
     assert len(problems) == len(expected)
     # ARI may be negative; V-measure may not.
-    assert Plain.score_problems({"default": {"ari": -0.2, "v_measure": 0.0}}) == []
+    fine = json.loads(json.dumps(scores))
+    fine["default"].update(ari=-0.2, v_measure=0.0)
+    assert Plain.score_problems(fine) == []
 
 
 # ---------------------------------------------------------------------------- real tasks

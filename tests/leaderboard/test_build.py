@@ -150,7 +150,15 @@ def test_page_is_self_contained_and_inert(site: Site) -> None:
 def test_cli_build_logs_rejected_files(site: Site, tmp_path: Path) -> None:
     result = CliRunner().invoke(
         app,
-        ["leaderboard", "build", "--results", str(site.results), "--output", str(tmp_path)],
+        [
+            "leaderboard",
+            "build",
+            "--allow-unpinned",
+            "--results",
+            str(site.results),
+            "--output",
+            str(tmp_path),
+        ],
     )
     assert result.exit_code == 0, result.stderr
     lines = result.stderr.splitlines()

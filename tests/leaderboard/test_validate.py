@@ -63,10 +63,10 @@ SCHEMA_CASES: list[tuple[str, Mutation, str, str]] = [
         "integer (got 'many')",
     ),
     (
-        "old-schema",
-        _set("schema_version", value=2),
+        "future-schema",
+        _set("schema_version", value=3),
         CHIRPS,
-        "schema_version: Input should be 1 (got 2)",
+        "schema_version: Input should be 1 or 2 (got 3)",
     ),
     (
         "not-finite-main",
@@ -84,13 +84,14 @@ SCHEMA_CASES: list[tuple[str, Mutation, str, str]] = [
         "p1-out-of-range",
         _set(*P1, "value", value=1.5),
         CHIRPS,
-        "scores.CHIRPS.configs.raw/cosine.p@1.value: 1.5 is outside [0, 1]",
+        "scores.CHIRPS.configs.raw/cosine.p@1.value: "
+        "Input should be less than or equal to 1, not 1.5",
     ),
     (
         "aggregate-out-of-range",
         _set("aggregates", "public", "configs", "raw/cosine", "gsr", value=-0.2),
         CHIRPS,
-        "aggregates.public.configs.raw/cosine.gsr: -0.2 is outside [0, 1]",
+        "aggregates.public.configs.raw/cosine: gsr -0.2 is outside [0, 1]",
     ),
     (
         "unknown-metric",
@@ -209,7 +210,7 @@ def test_each_rule_gives_one_exact_line(
     data = _load(real_results, "log-mel", "ExampleChirps")
     mutate(data)
     path = _write(tmp_path, data, rel)
-    result, problems = validate_file(path)
+    result, problems = validate_file(path, allow_unpinned=True)
     assert result is None
     assert [p.line() for p in problems] == [f"{path}: {expected}"]
 
@@ -218,7 +219,7 @@ def test_blind_subset_scores_must_not_leave_the_machine(real_results: Path, tmp_
     data = _load(real_results, "log-mel", "VocSimGSR")
     data["scores"]["HU3"] = data["scores"].pop("BS1")
     path = _write(tmp_path, data, "log-mel/v1/VocSimGSR.json")
-    _, problems = validate_file(path)
+    _, problems = validate_file(path, allow_unpinned=True)
     assert [p.line() for p in problems] == [
         f"{path}: scores.HU3: blind subset: only its public/blind averages may be written"
     ]
@@ -228,7 +229,7 @@ def test_blind_average_must_list_blind_subsets(real_results: Path, tmp_path: Pat
     data = _load(real_results, "log-mel", "VocSimGSR")
     data["aggregates"]["blind"]["subsets"] = ["BC"]
     path = _write(tmp_path, data, "log-mel/v1/VocSimGSR.json")
-    _, problems = validate_file(path)
+    _, problems = validate_file(path, allow_unpinned=True)
     assert [p.line() for p in problems] == [
         f"{path}: aggregates.blind.subsets[0]: BC is a public subset"
     ]
@@ -267,7 +268,7 @@ def test_file_level_rules(real_results: Path, tmp_path: Path) -> None:
         top_level_list: "(file): Input should be a valid dictionary or instance of TaskResult",
     }
     for path, message in expected.items():
-        _, problems = validate_file(path)
+        _, problems = validate_file(path, allow_unpinned=True)
         assert [p.line() for p in problems] == [f"{path}: {message}"], path
 
 
@@ -279,7 +280,7 @@ def test_folder_walk_reports_strays_and_skips_hidden_files(
     (root / ".gitkeep").touch()
     (root / "log-mel" / "notes.txt").write_text("hello")
     (root / "linked").symlink_to(real_results / "log-mel", target_is_directory=True)
-    outcome = validate_paths([root, tmp_path / "missing"])
+    outcome = validate_paths([root, tmp_path / "missing"], allow_unpinned=True)
     assert len(outcome.accepted) == 6
     assert [p.line() for p in outcome.problems] == [
         f"{root / 'log-mel' / 'notes.txt'}: (file): not a result file (*.json)",
@@ -292,13 +293,13 @@ def test_a_flood_of_problems_is_capped(real_results: Path, tmp_path: Path) -> No
     data = _load(real_results, "log-mel", "ExampleChirps")
     data["model"].update({f"extra{i}": i for i in range(200)})
     path = _write(tmp_path, data, CHIRPS)
-    _, problems = validate_file(path)
+    _, problems = validate_file(path, allow_unpinned=True)
     assert len(problems) == 50
     assert problems[-1].line() == f"{path}: (file): and 151 more"
 
 
 def test_real_runs_are_valid(real_results: Path) -> None:
-    outcome = validate_paths([real_results])
+    outcome = validate_paths([real_results], allow_unpinned=True)
     assert outcome.ok, [p.line() for p in outcome.problems]
     assert len(outcome.accepted) == 6
 
@@ -312,16 +313,19 @@ def test_cli_prints_one_line_per_problem_and_exits_1(real_results: Path, tmp_pat
     hostile["model"] = dict(data["model"], name="[red]x[/red]\x1b[2J", colour=None)
     del hostile["model"]["colour"]
     evil = _write(tmp_path, hostile, "x/v1/ExampleChirps.json")
-    result = CliRunner().invoke(app, ["results", "validate", str(bad), str(evil)])
+    result = CliRunner().invoke(
+        app, ["results", "validate", "--allow-unpinned", str(bad), str(evil)]
+    )
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
         f"{bad}: model.colour: unknown field",
         f"{evil}: model.name: '[red]x[/red]\\x1b[2J' is not a safe name: contains control or "
         "invisible characters",
+        f"{evil}: main_score: 0.5 is not 'raw/cosine:p@1' of the file's own scores (0.9)",
     ]
-    assert "2 of 2 result file(s) invalid (2 problem(s))" in result.stderr
+    assert "2 of 2 result file(s) invalid (3 problem(s))" in result.stderr
 
-    good = CliRunner().invoke(app, ["results", "validate", str(real_results)])
+    good = CliRunner().invoke(app, ["results", "validate", "--allow-unpinned", str(real_results)])
     assert good.exit_code == 0, good.stdout
     assert good.stdout == ""
     assert "6 result file(s) valid" in good.stderr

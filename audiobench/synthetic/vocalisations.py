@@ -11,14 +11,16 @@ always gives the same files, bit for bit.
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import soundfile as sf
 from scipy.signal import lfilter
+
+from audiobench.synthetic.writer import write_labels
 
 __all__ = ["CallType", "SubsetSpec", "render_call", "sample_call_types", "write_dataset"]
 
@@ -140,9 +142,18 @@ def render_call(
 
 
 def write_dataset(
-    directory: Path, subsets: Sequence[SubsetSpec], *, seed: int, sample_rate: int = 16000
+    directory: Path,
+    subsets: Sequence[SubsetSpec | Mapping[str, Any]],
+    *,
+    seed: int,
+    sample_rate: int = 16000,
 ) -> int:
-    """Write WAV files and a ``labels.csv`` (file, label, subset, speaker); return the count."""
+    """Write WAV files and a ``labels.csv`` (file, label, subset, speaker); return the count.
+
+    ``subsets`` may be :class:`SubsetSpec` objects or plain mappings of their
+    fields (what a task declares, so that declaring imports no numerics).
+    """
+    subsets = [s if isinstance(s, SubsetSpec) else SubsetSpec(**s) for s in subsets]
     directory.mkdir(parents=True, exist_ok=True)
     rows = []
     for s_index, spec in enumerate(subsets):
@@ -168,8 +179,5 @@ def write_dataset(
                 rows.append(
                     {"file": rel, "label": call.name, "subset": spec.name, "speaker": f"ind{who}"}
                 )
-    with (directory / "labels.csv").open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=["file", "label", "subset", "speaker"])
-        writer.writeheader()
-        writer.writerows(rows)
+    write_labels(directory, rows)
     return len(rows)

@@ -1,0 +1,138 @@
+"""Typed score reports and the one main-score grammar.
+
+Every family describes its scores as pydantic models: a :class:`Report` per
+subset and a :class:`Summary` for the mean over subsets. Both forbid unknown
+fields and bound every number (:data:`Unit`, :data:`Signed`, :data:`Count`),
+so the same models check a freshly computed report, a result file read back
+from disk, and a file submitted to the leaderboard.
+
+A main score is a path into a family's summary: segments joined by ``:``,
+e.g. ``"pca100/spearman:gsr"`` (configuration, metric) or ``"linear:accuracy"``
+(probe, metric) or ``"v_measure"``. :func:`parse_score_path` is the only
+parser and :func:`score_at` the only lookup; results, benchmarks, the
+leaderboard and the plots all go through them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = [
+    "Count",
+    "Report",
+    "Signed",
+    "Summary",
+    "Unit",
+    "mean_or_none",
+    "parse_score_path",
+    "problems_of",
+    "score_at",
+]
+
+#: A fraction or rate: undefined values are ``None``.
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+#: A correlation-like number in [-1, 1].
+Signed = Annotated[float, Field(ge=-1.0, le=1.0)]
+#: A non-negative count.
+Count = Annotated[int, Field(ge=0)]
+#: A finite number with no bound of its own (distances, losses).
+NonNegative = Annotated[float, Field(ge=0.0)]
+
+R = TypeVar("R", bound="Report")
+
+
+class Report(BaseModel):
+    """Base of every family's typed scores: strict, and dumped exactly as built.
+
+    Fields a family leaves unset are left out of the JSON (``exclude_unset``),
+    so optional parts (a filter's counts, a metric defined only for more than
+    five classes) appear only when they were computed.
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON (str, int, float, None, lists and dicts) of the fields that were set."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class Summary(Report):
+    """Base of the mean over subsets (``aggregates`` of a result)."""
+
+    subsets: list[str] = Field(description="The subsets averaged, in evaluation order.")
+
+
+def parse_score_path(spec: str) -> tuple[str, ...]:
+    """``"pca100/spearman:gsr"`` -> ("pca100/spearman", "gsr"); every segment non-empty."""
+    parts = tuple(spec.split(":"))
+    if not spec or any(not p for p in parts):
+        raise ValueError(f"score {spec!r} must be one or more non-empty names joined by ':'")
+    return parts
+
+
+def score_at(report: BaseModel | Mapping[str, Any], path: Sequence[str]) -> float | None:
+    """The number at ``path`` inside ``report`` (a model or its JSON), or None where absent.
+
+    A step names a field of a model or a key of a mapping. A metric summary
+    reached at the end (anything with a ``value``) gives its ``value``.
+    """
+    node: Any = report
+    for step in path:
+        if isinstance(node, BaseModel):
+            node = getattr(node, step, None) if step in type(node).model_fields else None
+        elif isinstance(node, Mapping):
+            node = node.get(step)
+        else:
+            return None
+        if node is None:
+            return None
+    if isinstance(node, BaseModel) and "value" in type(node).model_fields:
+        node = node.value  # type: ignore[attr-defined]
+    elif isinstance(node, Mapping) and "value" in node:
+        node = node["value"]
+    if isinstance(node, bool) or not isinstance(node, int | float):
+        return None
+    return float(node)
+
+
+def mean_or_none(values: Iterable[float | None]) -> float | None:
+    """Unweighted mean; None if any value is undefined (never a mean of fewer subsets)."""
+    items = list(values)
+    if not items or any(v is None for v in items):
+        return None
+    return math.fsum(items) / len(items)  # type: ignore[arg-type]
+
+
+def _show(value: Any) -> str:
+    """``repr(value)``, cut to 40 characters: hostile files may hold huge values."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def problems_of(model: type[BaseModel], data: Any, where: str = "") -> list[str]:
+    """``"<path>: <message>"`` for everything ``model`` rejects in ``data`` (empty if valid)."""
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for error in exc.errors(include_url=False):
+            path = where
+            for part in error["loc"]:
+                if part == "[key]":
+                    continue
+                path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else part)
+            if error["type"] == "extra_forbidden":
+                message = "unknown field"
+            elif error["type"] == "missing":
+                message = "missing field"
+            elif error["type"] == "value_error":
+                message = str(error["msg"]).removeprefix("Value error, ")
+            else:
+                message = f"{error['msg']}, not {_show(error.get('input'))}"
+            lines.append(f"{path or '<root>'}: {message}")
+        return lines
+    return []
