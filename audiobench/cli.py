@@ -169,12 +169,25 @@ def evaluate(
     no_cache: Annotated[bool, typer.Option(help="Do not read or write the embedding cache.")] = (
         False
     ),
+    task_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--task-option",
+            "-O",
+            help="Task option KEY=VALUE, repeatable: n_permutations=100 (zero-shot "
+            "similarity), probes=linear,knn (classification), seeds=0,1 (clustering). "
+            "`audiobench list tasks --json` shows each task's options. Values are parsed as "
+            "JSON when they can be; a list may be given comma-separated. A task that does "
+            "not take an option records it as unused.",
+        ),
+    ] = None,
     permutations: Annotated[
         int | None,
-        typer.Option(min=0, help="Zero-shot similarity: label permutations for the baseline."),
+        typer.Option(min=0, help="Alias of --task-option n_permutations=N (zero-shot similarity)."),
     ] = None,
     bootstrap: Annotated[
-        int | None, typer.Option(min=0, help="Zero-shot similarity: bootstrap resamples.")
+        int | None,
+        typer.Option(min=0, help="Alias of --task-option n_bootstrap=N (zero-shot similarity)."),
     ] = None,
     paper_filters: Annotated[
         bool,
@@ -202,14 +215,14 @@ def evaluate(
     if not tasks:
         raise _fail("give at least one --task (or a --benchmark)", code=2)
     try:
-        model_options = parse_model_options(model_option or [])
+        model_options = parse_options(model_option or [], "--model-option")
+        task_options = parse_options(task_option or [], "--task-option")
     except ValueError as exc:
         raise _fail(str(exc), code=2) from None
     if weights is not None:
         model_options["weights"] = weights
     if trust_remote_code:
         model_options["trust_remote_code"] = True
-    task_options: dict[str, Any] = {}
     if permutations is not None:
         task_options["n_permutations"] = permutations
     if bootstrap is not None:
@@ -248,13 +261,17 @@ def evaluate(
         out.print(_benchmark_table(bench, results))
 
 
-def parse_model_options(items: list[str]) -> dict[str, Any]:
-    """``["layer=8", "long_clips=chunk"]`` → ``{"layer": 8, "long_clips": "chunk"}``."""
+def parse_options(items: list[str], flag: str) -> dict[str, Any]:
+    """``["layer=8", "long_clips=chunk"]`` → ``{"layer": 8, "long_clips": "chunk"}``.
+
+    Values are JSON where they parse as JSON, else text; the option's own model
+    (a task's or a model's ``Options``) validates and converts them.
+    """
     options: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"--model-option expects KEY=VALUE, got {item!r}")
+            raise ValueError(f"{flag} expects KEY=VALUE, got {item!r}")
         try:
             value = json.loads(raw)
         except json.JSONDecodeError:
@@ -300,6 +317,7 @@ def _task_rows(family: str | None) -> list[dict[str, Any]]:
                 "subsets": list(meta.subsets),
                 "main_score": meta.main_score,
                 "domains": list(meta.domains),
+                "options": cls.options.model_dump(mode="json"),
             }
         )
     return rows

@@ -166,7 +166,7 @@ def evaluate(
     from the cache whenever the same encoder has seen the same waveform.
     """
     config = RunConfig.model_validate({**(config.model_dump() if config else {}), **settings})
-    console = console or Console(stderr=True)
+    console = console or Console(stderr=True, soft_wrap=True)  # paths must not wrap
     task_specs = [tasks] if isinstance(tasks, str | Task) else list(tasks)
     if not task_specs:
         raise ValueError("no task given")

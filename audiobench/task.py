@@ -10,6 +10,8 @@ a local copy with ``dataset_path``.
 from __future__ import annotations
 
 import importlib
+import json
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -332,6 +334,8 @@ class Task(ABC):
                 f"task {cls.metadata.name}: unknown option(s) {', '.join(unknown)}; "
                 f"accepted: {accepted}"
             )
+        fields = cls.Options.model_fields
+        values = {k: _sequence_from_text(fields[k].annotation, v) for k, v in values.items()}
         try:
             return cls.Options.model_validate({**cls.options.model_dump(), **values})
         except ValidationError as exc:
@@ -507,3 +511,24 @@ def error_in_context(exc: ValueError, where: str) -> ValueError:
         return type(exc)(message)
     except TypeError:  # an exception type with a richer constructor
         return ValueError(message)
+
+
+def _sequence_from_text(annotation: Any, value: Any) -> Any:
+    """``"linear,knn"`` -> ``["linear", "knn"]`` for a sequence option given as text.
+
+    Each item is read as JSON where it parses (``"null,100"`` -> ``[None, 100]``).
+    """
+    if not isinstance(value, str):
+        return value
+    kinds = (annotation, *typing.get_args(annotation))
+    if not any(typing.get_origin(k) in (tuple, list) for k in kinds):
+        return value
+    items = []
+    for text in (part.strip() for part in value.split(",")):
+        if not text:
+            continue
+        try:
+            items.append(json.loads(text))
+        except json.JSONDecodeError:
+            items.append(text)
+    return items

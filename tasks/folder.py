@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from audiobench.families import ZeroShotSimilarityTask
-from audiobench.task import DatasetSource, TaskFamily, TaskMetadata
+from audiobench.task import DatasetSource, TaskMetadata
 
 __all__ = ["folder_task"]
 
@@ -20,7 +20,6 @@ def folder_task(path: str, **kwargs: Any) -> ZeroShotSimilarityTask:
     slug = re.sub(r"[^A-Za-z0-9._+-]", "_", root.name) or "root"
     meta = TaskMetadata(
         name=f"Folder-{slug}",
-        family=TaskFamily.ZERO_SHOT_SIMILARITY,
         description=f"Zero-shot similarity over the clips in {root}.",
         dataset=DatasetSource(kind="folder", path=str(root)),
         main_score="pca100/spearman:gsr",

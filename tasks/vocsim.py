@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from audiobench.benchmark import Benchmark, ScoreColumn
 from audiobench.families import ZeroShotSimilarityTask
-from audiobench.task import Columns, DatasetSource, TaskFamily, TaskMetadata
+from audiobench.task import Columns, DatasetSource, TaskMetadata
 
 __all__ = ["BLIND_SUBSETS", "PUBLIC_SUBSETS", "VOCSIM", "VocSimGSR", "VocSimP1"]
 
@@ -43,7 +43,6 @@ def _metadata(
 ) -> TaskMetadata:
     return TaskMetadata(
         name=name,
-        family=TaskFamily.ZERO_SHOT_SIMILARITY,
         description=description,
         dataset=_SOURCE,
         columns=_COLUMNS,

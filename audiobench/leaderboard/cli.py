@@ -61,6 +61,43 @@ def validate(
     _say(f"{n_files} result file(s) valid" if n_files else "no result files found")
 
 
+@results_app.command("schema")
+def schema(
+    family: Annotated[
+        str | None,
+        typer.Option(help="Only this task family's report schemas (e.g. clustering)."),
+    ] = None,
+) -> None:
+    """Print the JSON Schema of result files and of every family's scores and options.
+
+    A result's ``scores[<subset>]`` follow the family's ``report`` schema,
+    ``aggregates[<group>]`` its ``summary`` schema; ``run.task_options`` its
+    ``options`` schema. Use it to check submissions outside audiobench.
+    """
+    import json
+
+    from audiobench.families import FAMILIES
+    from audiobench.results import TaskResult
+
+    families = {
+        str(name): {
+            "options": cls.Options.model_json_schema(),
+            "report": cls.Report.model_json_schema(),
+            "summary": cls.Summary.model_json_schema(),
+            "aggregate_groups": [cls.public_group, "blind"],
+        }
+        for name, cls in FAMILIES.items()
+        if family is None or str(name) == family
+    }
+    if family is not None and not families:
+        _say(f"error: unknown family {family!r}; known: {', '.join(map(str, FAMILIES))}")
+        raise typer.Exit(2)
+    document = {"families": families}
+    if family is None:
+        document = {"result": TaskResult.model_json_schema(), **document}
+    typer.echo(json.dumps(document, indent=2))
+
+
 @results_app.command("export")
 def export(
     results_dir: Annotated[
