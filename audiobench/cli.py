@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 import sys
 import warnings
 from enum import StrEnum
@@ -12,6 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from audiobench import registry
 from audiobench.leaderboard.cli import leaderboard_app, results_app
@@ -32,6 +35,19 @@ err = Console(stderr=True, soft_wrap=True)  # messages hold paths: never wrap th
 out = Console()
 
 
+#: Errors that are the user's to fix (a name, a path, a file, a missing extra): one line each.
+#: RuntimeError covers a clip that fails to embed; DatabaseError a damaged cache file.
+USER_ERRORS = (
+    LookupError,
+    ValueError,
+    OSError,
+    ImportError,
+    NotImplementedError,
+    RuntimeError,
+    sqlite3.DatabaseError,
+)
+
+
 class OnErrorChoice(StrEnum):
     raise_ = "raise"
     skip = "skip"
@@ -43,8 +59,15 @@ class ListWhat(StrEnum):
     benchmarks = "benchmarks"
 
 
+#: Set by ``--debug`` (or ``AUDIOBENCH_DEBUG=1``): show tracebacks instead of one-line errors.
+_debug = {"on": bool(os.environ.get("AUDIOBENCH_DEBUG"))}
+
+
 def _fail(message: str, code: int = 1) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    # Messages quote paths and labels: print them literally, never as Rich markup.
+    err.print(Text.assemble(("error: ", "bold red"), message), highlight=False)
+    if _debug["on"] and sys.exc_info()[1] is not None:
+        err.print_exception()
     return typer.Exit(code)
 
 
@@ -60,8 +83,16 @@ def _main(
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", help="Show the full traceback of an error (default: one line naming it)."
+        ),
+    ] = False,
 ) -> None:
     """Benchmark audio embeddings: VocSim zero-shot similarity and more."""
+    if debug:
+        _debug["on"] = True
 
 
 @app.command()
@@ -252,7 +283,7 @@ def evaluate(
             count_flops=flops,
             console=err,
         )
-    except (LookupError, ValueError, OSError, ImportError, NotImplementedError) as exc:
+    except USER_ERRORS as exc:
         raise _fail(str(exc)) from None
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]: finished batches are cached; rerun to resume")
@@ -371,7 +402,7 @@ def list_(
         warnings.simplefilter("always", registry.PluginWarning)
         rows = _task_rows(type_) if what is ListWhat.tasks else _model_rows(type_)
     for w in caught:
-        err.print(f"[yellow]warning:[/] {w.message}", highlight=False)
+        err.print(Text.assemble(("warning: ", "yellow"), str(w.message)), highlight=False)
     dupes = reg.duplicates()
     if as_json:
         out.print_json(json.dumps(rows))
@@ -416,7 +447,14 @@ def cache_info(
     """Show where the cache is and what it holds, per encoder."""
     from audiobench.cache import EmbeddingCache
 
-    with EmbeddingCache(cache_dir) as cache:
+    try:
+        _cache_info(EmbeddingCache, cache_dir)
+    except USER_ERRORS as exc:
+        raise _fail(f"{exc} (`audiobench cache clear` removes a damaged cache)") from None
+
+
+def _cache_info(cache_type: Any, cache_dir: Path | None) -> None:
+    with cache_type(cache_dir) as cache:
         rows = cache.summary()
         table = Table(title=str(cache.path))
         for col in ("model", "revision", "pooling", "params", "entries", "size", "fingerprint"):
@@ -452,11 +490,14 @@ def cache_clear(
     """Delete cached embeddings (all, or one model's)."""
     from audiobench.cache import EmbeddingCache
 
-    with EmbeddingCache(cache_dir) as cache:
-        what = f"cached embeddings of {model!r}" if model else "all cached embeddings"
-        if not yes and not typer.confirm(f"Delete {what} in {cache.path}?"):
-            raise typer.Exit(1)
-        n = cache.clear(model)
+    try:
+        with EmbeddingCache(cache_dir) as cache:
+            what = f"cached embeddings of {model!r}" if model else "all cached embeddings"
+            if not yes and not typer.confirm(f"Delete {what} in {cache.path}?"):
+                raise typer.Exit(1)
+            n = cache.clear(model)
+    except USER_ERRORS as exc:
+        raise _fail(str(exc)) from None
     out.print(f"deleted {n} embedding(s)")
 
 
@@ -474,6 +515,18 @@ def main() -> None:
         app()
     except BrokenPipeError:  # e.g. `audiobench list tasks --json | head`
         sys.exit(0)
+    except Exception as exc:  # anything a command did not turn into a message itself
+        if _debug["on"]:
+            raise
+        err.print(
+            Text.assemble(
+                ("error: ", "bold red"),
+                f"{type(exc).__name__}: {exc}",
+                " (run with --debug for the traceback)",
+            ),
+            highlight=False,
+        )
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from audiobench.leaderboard.collate import Leaderboard, collate
-from audiobench.leaderboard.frames import results_frame, scores_frame
+from audiobench.leaderboard.frames import results_frame, scores_frame, spreadsheet_safe
 from audiobench.leaderboard.markdown import render_markdown
 from audiobench.leaderboard.page import render_page
 from audiobench.leaderboard.plots import render_plots
@@ -77,8 +77,8 @@ def build_leaderboard(
     for stem, svg in svgs.items():
         write(f"plots/{stem}.svg", svg)
     write("leaderboard.md", render_markdown(board))
-    write("results.csv", results_frame(board.results).to_csv(index=False))
-    write("scores.csv", scores_frame(board.results).to_csv(index=False))
+    write("results.csv", spreadsheet_safe(results_frame(board.results)).to_csv(index=False))
+    write("scores.csv", spreadsheet_safe(scores_frame(board.results)).to_csv(index=False))
     write("leaderboard.json", board.model_dump_json(indent=1) + "\n")
     write("rejected.txt", "".join(f"{line}\n" for line in board.rejected))
     write("index.html", render_page(board, svgs))

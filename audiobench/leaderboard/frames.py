@@ -61,6 +61,26 @@ _EFFICIENCY = (
 )
 
 
+#: First characters that make a spreadsheet read a cell as a formula.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy where every text cell a spreadsheet would run as a formula starts with ``'``.
+
+    Result files carry free text (dataset paths, model sources, pooling names,
+    option values); opened from ``results.csv`` a cell such as ``=HYPERLINK(..)``
+    would otherwise execute.
+    """
+
+    def guard(value: object) -> object:
+        if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+            return "'" + value
+        return value
+
+    return frame.map(guard)
+
+
 def results_frame(results: Iterable[TaskResult]) -> pd.DataFrame:
     """One row per result: who, what, the main score, model metadata and efficiency."""
     import pandas as pd

@@ -151,3 +151,25 @@ def test_version_1_files_written_before_the_run_identity_still_validate() -> Non
         assert result.schema_version == 1 and result.run is None
         _, problems = validate_file(path)
         assert problems == [], [p.line() for p in problems]
+
+
+def test_free_text_reaching_the_csv_cannot_run_as_a_formula(tmp_path: Path) -> None:
+    from audiobench.leaderboard import build_leaderboard
+
+    (result,) = audiobench.evaluate(
+        "MockClustering", "log-mel", output_dir=tmp_path / "res", progress=False,
+        count_flops=False,
+    )  # fmt: skip
+    path = result.path(tmp_path / "res")
+    data = json.loads(path.read_text())
+    data["task"]["dataset"] = '=HYPERLINK("http://x","y")'
+    data["model"]["source"] = "@SUM(1+1)"
+    data["model"]["pooling"] = "+cmd|' /C calc'!A0"
+    path.write_text(json.dumps(data))
+    build_leaderboard(tmp_path / "res", tmp_path / "site")
+    text = (tmp_path / "site" / "results.csv").read_text()
+    for cell in ("@SUM(1+1)", "+cmd|"):
+        assert f"'{cell}" in text.replace('""', '"'), cell
+    for line in text.splitlines()[1:]:
+        for cell in line.split(","):
+            assert not cell.startswith(("=", "+", "@")), cell
