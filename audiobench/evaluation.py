@@ -383,8 +383,7 @@ def _run_one(
         + (f" ({stats.n_unpooled} of them frame-level)" if stats.n_unpooled else "")
         + (f", {len(stats.skipped)} skipped" if stats.skipped else "")
     )
-    main = "undefined" if result.main_score is None else f"{result.main_score:.4f}"
-    console.print(
-        f"  {escape(task.metadata.main_score)} = [bold]{main}[/]  ->  {escape(str(written))}"
-    )
+    for line in task.highlights(scores):
+        console.print(f"  {escape(line)}")
+    console.print(f"  ->  {escape(str(written))}")
     return result

@@ -453,6 +453,11 @@ class Task(ABC):
         """Run-wide facts of the evaluation recorded in the result's ``details``."""
         return {}
 
+    def highlights(self, scores: TaskScores) -> list[str]:
+        """A few lines that sum up a run for the terminal (default: the main score)."""
+        main = "undefined" if scores.main_score is None else f"{scores.main_score:.4f}"
+        return [f"{self.metadata.main_score} = {main}"]
+
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
         """Raise a clear error if ``encoder`` lacks what this family needs."""

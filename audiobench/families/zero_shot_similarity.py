@@ -20,7 +20,7 @@ from pydantic import AfterValidator, Field, model_validator
 from audiobench.audio import Clip
 from audiobench.pooling import collate
 from audiobench.reports import Count, Report, Signed, Summary, Unit, mean_or_none
-from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
+from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
 
 __all__ = ["SimilarityReport", "SimilaritySummary", "ZeroShotSimilarityTask", "metric_range"]
 
@@ -320,6 +320,26 @@ class ZeroShotSimilarityTask(Task):
                 if any(b is not None for b in baselines):
                     configs[config][f"{metric}_baseline"] = mean_or_none(baselines)
         return SimilaritySummary(configs=configs, n_subsets=len(typed), subsets=list(reports))
+
+    def highlights(self, scores: TaskScores) -> list[str]:
+        """P@1, P@5 and GSR at the headline configuration, beside their permutation baselines.
+
+        The main score alone can rank a near-chance encoder high on few large
+        classes; the lift over the label-permutation baseline shows what is learnt.
+        """
+        config = parse_config_name(self.metadata.main_score)
+        lines = []
+        for group, summary in scores.aggregates.items():
+            metrics = summary.get("configs", {}).get(config, {})
+            for metric in ("p@1", "p@5", "gsr"):
+                value, baseline = metrics.get(metric), metrics.get(f"{metric}_baseline")
+                if value is None:
+                    continue
+                line = f"{group} {config} {metric} = {value:.4f}"
+                if baseline is not None:
+                    line += f" (permutation baseline {baseline:.4f}, lift {value - baseline:+.4f})"
+                lines.append(line)
+        return lines or super().highlights(scores)
 
     def protocol(self) -> dict[str, Any]:
         grid = {k: list(v) if isinstance(v, tuple) else v for k, v in self.grid().items()}

@@ -61,6 +61,63 @@ def validate(
     _say(f"{n_files} result file(s) valid" if n_files else "no result files found")
 
 
+@results_app.command("table")
+def table(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Result files, or folders searched for *.json.", show_default=False),
+    ],
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
+) -> None:
+    """Print the main score of every result: one row per task, one column per model.
+
+    Any result file that reads as a result is shown (your own folder tasks and
+    local data included); files that do not are listed on stderr.
+    """
+    import csv
+    import sys
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from audiobench.leaderboard.validate import find_result_files
+    from audiobench.results import load_result
+
+    files, problems = find_result_files(paths)
+    for problem in problems:
+        _say(problem.line())
+    cells: dict[str, dict[str, float | None]] = {}
+    columns: dict[str, str] = {}
+    for path in files:
+        try:
+            result = load_result(path)
+        except ValueError as exc:
+            _say(f"left out: {exc}".splitlines()[0])
+            continue
+        model = result.model.name + (f"@{result.model.revision}" if result.model.revision else "")
+        columns.setdefault(result.task.name, result.main_score_name)
+        cells.setdefault(model, {})[result.task.name] = result.main_score
+    tasks = sorted(columns)
+    if as_csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(["model", *tasks])
+        for model in sorted(cells):
+            writer.writerow([model, *(cells[model].get(t) for t in tasks)])
+        return
+    models = sorted(cells)
+    shown = Table(title="main score of each task, per model")
+    shown.add_column("task", no_wrap=True)
+    shown.add_column("main score", overflow="fold")
+    for model in models:
+        shown.add_column(model, justify="right", overflow="fold")
+    for task in tasks:
+        values = (cells[m].get(task) for m in models)
+        shown.add_row(task, columns[task], *("–" if v is None else f"{v:.4f}" for v in values))
+    Console(soft_wrap=True).print(shown)
+    if not cells:
+        _say("no result files found")
+
+
 @results_app.command("schema")
 def schema(
     family: Annotated[
