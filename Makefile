@@ -1,5 +1,5 @@
 # One-command set-up: `make demo` runs an offline evaluation, `make test` the test suite.
-# Both create .venv and install everything (torch's CPU pin first; see STACK.md).
+# Both create .venv and install everything (torch's CPU pin first: see README, Installing).
 
 PYTHON ?= python3
 VENV ?= .venv
