@@ -248,6 +248,13 @@ class Embedder(ABC):
     def track(self, description: str, total: int, unit: str) -> Any:
         """A progress bar (``advance(n)``, ``close()``) for a family's own long work."""
 
+    #: ``"skip"``: clips that cannot be used are left out and recorded; ``"raise"``: stop.
+    on_error: str = "raise"
+
+    def skip(self, clips: Sequence[Clip], reason: str) -> None:
+        """Record ``clips`` as left out at scoring time (only under ``on_error="skip"``)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot record skipped clips")
+
 
 class Task(ABC):
     """Base of every task. Subclass a family class, not this one.
@@ -404,7 +411,7 @@ class Task(ABC):
             subset = Subset(name=name, clips=group, task=self.name)
             if self.needs_labels:
                 self._check_labels(subset)
-            report = self.evaluate_subset(embedder, subset)
+            report = self._evaluate_skipping(embedder, subset)
             if not isinstance(report, self.Report):
                 raise TypeError(
                     f"{type(self).__name__}.evaluate_subset returned "
@@ -430,6 +437,27 @@ class Task(ABC):
             aggregates={g: s.to_json() for g, s in summaries.items()} if written else {},
             details={**self.protocol(), **per_subset_details},
         )
+
+    def _evaluate_skipping(self, embedder: Embedder, subset: Subset) -> Report:
+        """``evaluate_subset``, leaving out clips found unusable at scoring time under skip.
+
+        A metric that rejects some clips' embeddings (a constant vector under
+        Spearman, a zero vector under cosine) names them; with ``on_error="skip"``
+        they are recorded as skipped and the subset is scored again without them.
+        """
+        from audiobench.metrics.errors import InvalidEmbeddingsError
+
+        while True:
+            try:
+                return self.evaluate_subset(embedder, subset)
+            except InvalidEmbeddingsError as exc:
+                bad = {str(i) for i in exc.clip_ids}
+                dropped = [c for c in subset.clips if c.id in bad]
+                if embedder.on_error != "skip" or not dropped:
+                    raise
+                embedder.skip(dropped, f"unusable for scoring: {exc}")
+                subset.clips = [c for c in subset.clips if c.id not in bad]
+                subset.details.clear()
 
     def _check_labels(self, subset: Subset) -> None:
         from audiobench.metrics.validation import describe_clips
