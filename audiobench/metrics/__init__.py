@@ -1,7 +1,7 @@
 """audiobench's metrics engine: the VocSim zero-shot similarity protocol, fast.
 
 Pure functions on embeddings or on a precomputed distance matrix, plus the full calibrated
-grid. See ``VOCSIM_PROTOCOL.md`` for the definitions; each module's docstring says which part
+grid. See ``docs/VOCSIM.md`` for the definitions; each module's docstring says which part
 it implements and how.
 
 - Distances: :func:`pairwise_distances` (cosine, euclidean, spearman).
@@ -36,6 +36,17 @@ the exact definitions, tie rules and edge cases):
   :func:`log_mel_distance`, :func:`bits_per_second`.
 - Perceptual alignment (:mod:`.perceptual`): :func:`triplet_accuracy`,
   :func:`two_afc_accuracy`, :func:`binomial_p_value`.
+- Pair classification (:mod:`.pair_classification`): :func:`pair_similarities`,
+  :func:`best_accuracy_threshold`, :func:`best_f1_threshold`, :func:`average_precision`,
+  :func:`pair_classification_metrics`, the report :func:`pair_classification_scores`
+  (main score ``max_ap``).
+
+Protocols that reproduce MTEB's evaluation of its (audio) task types, number for number:
+:func:`logreg_cross_validation_scores`, :func:`logreg_train_test_scores`,
+:func:`logreg_multilabel_scores` (:mod:`.logreg_protocol`), :func:`bootstrapped_kmeans_scores`
+(:mod:`.kmeans_bootstrap`), :func:`trec_retrieval_scores` (retrieval and reranking,
+:mod:`.trec_retrieval`), :func:`zero_shot_argmax_scores` (:mod:`.zero_shot_argmax`), pair
+classification above, and :func:`cosine_score_matrix` (float32 scores as MTEB computes them).
 """
 
 from __future__ import annotations
@@ -60,6 +71,7 @@ from audiobench.metrics.clustering import (
     purity_score,
     v_measure,
 )
+from audiobench.metrics.cosine_scores import cosine_score_matrix
 from audiobench.metrics.distances import DISTANCE_METRICS, pairwise_distances
 from audiobench.metrics.errors import InsufficientClassesError, InvalidEmbeddingsError
 from audiobench.metrics.grid import (
@@ -67,6 +79,20 @@ from audiobench.metrics.grid import (
     ProgressHook,
     configuration_name,
     zero_shot_similarity,
+)
+from audiobench.metrics.kmeans_bootstrap import bootstrapped_kmeans_scores
+from audiobench.metrics.logreg_protocol import (
+    logreg_cross_validation_scores,
+    logreg_multilabel_scores,
+    logreg_train_test_scores,
+)
+from audiobench.metrics.pair_classification import (
+    average_precision,
+    best_accuracy_threshold,
+    best_f1_threshold,
+    pair_classification_metrics,
+    pair_classification_scores,
+    pair_similarities,
 )
 from audiobench.metrics.pca import pca_reduce
 from audiobench.metrics.perceptual import binomial_p_value, triplet_accuracy, two_afc_accuracy
@@ -105,6 +131,8 @@ from audiobench.metrics.text_errors import (
     normalize_text,
     word_error_rate,
 )
+from audiobench.metrics.trec_retrieval import trec_retrieval_scores
+from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
 
 __all__ = [
     "CLUSTERING_METRICS",
@@ -121,15 +149,20 @@ __all__ = [
     "ZeroShotSimilarityReport",
     "accuracy",
     "adjusted_rand_index",
+    "average_precision",
     "average_precision_per_class",
     "balanced_accuracy",
+    "best_accuracy_threshold",
+    "best_f1_threshold",
     "binomial_p_value",
     "bits_per_second",
+    "bootstrapped_kmeans_scores",
     "character_error_rate",
     "classification_scores",
     "cluster_scores",
     "clustering_purity",
     "configuration_name",
+    "cosine_score_matrix",
     "cs",
     "cscf",
     "csr",
@@ -141,6 +174,9 @@ __all__ = [
     "kernel_audio_distance",
     "labelling_scores",
     "log_mel_distance",
+    "logreg_cross_validation_scores",
+    "logreg_multilabel_scores",
+    "logreg_train_test_scores",
     "macro_average_precision",
     "macro_f1",
     "mean_average_precision",
@@ -149,6 +185,9 @@ __all__ = [
     "ndcg_at_k",
     "normalize_text",
     "normalized_mutual_information",
+    "pair_classification_metrics",
+    "pair_classification_scores",
+    "pair_similarities",
     "pairwise_distances",
     "pca_reduce",
     "precision_at_k",
@@ -161,9 +200,11 @@ __all__ = [
     "top_candidates",
     "top_k",
     "top_k_accuracy",
+    "trec_retrieval_scores",
     "triplet_accuracy",
     "two_afc_accuracy",
     "v_measure",
     "word_error_rate",
+    "zero_shot_argmax_scores",
     "zero_shot_similarity",
 ]
