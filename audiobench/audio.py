@@ -20,10 +20,13 @@ import soxr
 
 __all__ = [
     "AUDIO_EXTENSIONS",
+    "MAX_CLIP_SECONDS",
+    "ArrayAudioRef",
     "ArrowAudioRef",
     "AudioDecodeError",
     "AudioRef",
     "Clip",
+    "DuplicateAudioError",
     "FileAudioRef",
     "decode_clip",
     "load_waveform",
@@ -31,6 +34,13 @@ __all__ = [
 ]
 
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".aiff", ".aif", ".opus")
+
+#: Longest clip, in seconds, a run decodes by default. It is checked against the
+#: file's header before any sample is decoded, so a small file that declares a
+#: very low sample rate (4 KB at 1 Hz is 2000 s, i.e. 32 million samples once
+#: resampled to 16 kHz) is refused instead of exhausting memory. A longer clip
+#: is a per-clip failure (an error, or a skip under ``on_error="skip"``).
+MAX_CLIP_SECONDS = 600.0
 
 
 class AudioDecodeError(ValueError):
@@ -43,12 +53,65 @@ class AudioDecodeError(ValueError):
         super().__init__(f"clip {clip_id!r} ({location}): {reason}")
 
 
+class DuplicateAudioError(ValueError):
+    """Two entries of one subset hold the same waveform (one recording counted twice).
+
+    A duplicate is its own nearest neighbour and inflates retrieval-style
+    scores, so it is refused unless the task declares duplicates legitimate.
+    """
+
+    def __init__(
+        self, first: tuple[str, str], second: tuple[str, str], subset: str | None = None
+    ) -> None:
+        self.first = first  # (clip id, location)
+        self.second = second
+        where = f" of subset {subset!r}" if subset else ""
+        super().__init__(
+            f"clips {first[0]!r} ({first[1]}) and {second[0]!r} ({second[1]}){where} hold "
+            "the same audio; a duplicate inflates the score, so remove one of them"
+        )
+
+
+class _TooLong(Exception):
+    """A clip's header declares more audio than the per-clip limit allows."""
+
+
+def _check_length(frames: int, sample_rate: int, max_seconds: float | None) -> None:
+    if max_seconds is None or sample_rate <= 0:
+        return  # a bad rate is the decoder's error to report
+    seconds = frames / sample_rate
+    if frames < 0 or seconds > max_seconds:
+        raise _TooLong(
+            f"declares {seconds:.1f} s of audio ({frames} frames at {sample_rate} Hz), "
+            f"over the limit of {max_seconds:g} s per clip (raise the maximum clip "
+            "duration to evaluate it)"
+        )
+
+
+def _read_bounded(source: Any, max_seconds: float | None) -> tuple[np.ndarray, int]:
+    """Decode with soundfile after checking the header's length against ``max_seconds``."""
+    with sf.SoundFile(source) as fh:
+        _check_length(fh.frames, fh.samplerate, max_seconds)
+        data = fh.read(dtype="float32", always_2d=True)
+        return data, fh.samplerate
+
+
 class AudioRef(ABC):
     """Where a clip's encoded audio lives."""
 
     @abstractmethod
     def read(self) -> tuple[np.ndarray, int]:
         """Return ``(samples[frames, channels] float32, sample_rate)``."""
+
+    def read_bounded(self, max_seconds: float | None) -> tuple[np.ndarray, int]:
+        """Like :meth:`read`, refusing audio longer than ``max_seconds`` (None: no limit).
+
+        The default reads first and checks after; the built-in references
+        check the header before decoding.
+        """
+        data, sr = self.read()
+        _check_length(data.shape[0], sr, max_seconds)
+        return data, sr
 
     @property
     @abstractmethod
@@ -61,8 +124,13 @@ class FileAudioRef(AudioRef):
     path: Path
 
     def read(self) -> tuple[np.ndarray, int]:
-        data, sr = sf.read(str(self.path), dtype="float32", always_2d=True)
-        return data, sr
+        return self.read_bounded(None)
+
+    def read_bounded(self, max_seconds: float | None) -> tuple[np.ndarray, int]:
+        if not self.path.is_file():
+            # soundfile's own message for this is "System error".
+            raise FileNotFoundError(f"file not found: {self.path}")
+        return _read_bounded(str(self.path), max_seconds)
 
     @property
     def location(self) -> str:
@@ -83,20 +151,43 @@ class ArrowAudioRef(AudioRef):
     dataset_name: str
 
     def read(self) -> tuple[np.ndarray, int]:
+        return self.read_bounded(None)
+
+    def read_bounded(self, max_seconds: float | None) -> tuple[np.ndarray, int]:
         cell = self.dataset[self.row][self.column]
         raw = cell.get("bytes") if isinstance(cell, dict) else None
         path = cell.get("path") if isinstance(cell, dict) else None
         if raw:
-            data, sr = sf.read(io.BytesIO(raw), dtype="float32", always_2d=True)
-        elif path:
-            data, sr = sf.read(path, dtype="float32", always_2d=True)
-        else:
-            raise ValueError("the audio cell holds neither bytes nor a path")
-        return data, sr
+            return _read_bounded(io.BytesIO(raw), max_seconds)
+        if path:
+            return _read_bounded(path, max_seconds)
+        raise ValueError("the audio cell holds neither bytes nor a path")
 
     @property
     def location(self) -> str:
         return f"{self.dataset_name} row {self.row}"
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayAudioRef(AudioRef):
+    """Audio held in memory: a mono waveform computed during evaluation (a codec's output).
+
+    The runner keys its cache by the decoded waveform's content, so a clip built on it is
+    embedded, cached and skipped like any other. ``name`` says what the audio is, for error
+    messages.
+    """
+
+    samples: np.ndarray = field(repr=False)
+    sample_rate: int
+    name: str = "audio"
+
+    def read(self) -> tuple[np.ndarray, int]:
+        data = np.asarray(self.samples, dtype=np.float32)
+        return (data[:, None] if data.ndim == 1 else data), self.sample_rate
+
+    @property
+    def location(self) -> str:
+        return f"{self.name} (in memory)"
 
 
 @dataclass(frozen=True)
@@ -113,10 +204,22 @@ class Clip:
     metadata: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
-def load_waveform(ref: AudioRef, sample_rate: int, *, clip_id: str) -> np.ndarray:
-    """Decode ``ref`` to mono float32 at ``sample_rate``; raise :class:`AudioDecodeError`."""
+def load_waveform(
+    ref: AudioRef,
+    sample_rate: int,
+    *,
+    clip_id: str,
+    max_seconds: float | None = MAX_CLIP_SECONDS,
+) -> np.ndarray:
+    """Decode ``ref`` to mono float32 at ``sample_rate``; raise :class:`AudioDecodeError`.
+
+    Audio longer than ``max_seconds`` (None: no limit) is refused from its
+    header, before decoding or resampling.
+    """
     try:
-        data, sr = ref.read()
+        data, sr = ref.read_bounded(max_seconds)
+    except _TooLong as exc:
+        raise AudioDecodeError(clip_id, ref.location, f"too long: {exc}") from None
     except Exception as exc:  # soundfile raises several types; all mean "unreadable"
         raise AudioDecodeError(clip_id, ref.location, f"unreadable audio: {exc}") from exc
     if data.size == 0:
@@ -134,14 +237,21 @@ def load_waveform(ref: AudioRef, sample_rate: int, *, clip_id: str) -> np.ndarra
     return np.ascontiguousarray(mono, dtype=np.float32)
 
 
-def decode_clip(clip: Clip, canonical_rate: int, model_rate: int) -> np.ndarray:
+def decode_clip(
+    clip: Clip,
+    canonical_rate: int,
+    model_rate: int,
+    *,
+    max_seconds: float | None = MAX_CLIP_SECONDS,
+) -> np.ndarray:
     """Decode a clip the way every task does: to the task's canonical rate, then the model's.
 
     VocSim fixes 16 kHz mono as the common ground before any model-specific
     processing; going through it keeps a model at 48 kHz from seeing more
-    bandwidth than the dataset promises.
+    bandwidth than the dataset promises. ``max_seconds`` is the per-clip limit
+    of :func:`load_waveform`.
     """
-    wave = load_waveform(clip.audio, canonical_rate, clip_id=clip.id)
+    wave = load_waveform(clip.audio, canonical_rate, clip_id=clip.id, max_seconds=max_seconds)
     if model_rate != canonical_rate:
         wave = soxr.resample(wave, canonical_rate, model_rate, quality="HQ").astype(
             np.float32, copy=False

@@ -2,7 +2,7 @@
 
 Pooling is a named, composable step separate from the encoder, so a model can
 default to the paper's variant (Whisper: ``mean_time_feat``) while a user asks
-for another. The component names and definitions follow VOCSIM_PROTOCOL.md:
+for another. The component names and definitions follow the VocSim protocol:
 
 =================  =============================  ======
 name               definition                     length
@@ -27,16 +27,35 @@ varies. :func:`collate` turns them into one matrix for a subset exactly as the
 protocol says: zero-padded at the end to the longest clip, and for
 ``flatten`` padded along time and then flattened feature-major (band-major
 for the log-mel baseline).
+
+Padding makes one long clip cost as much memory as every clip being that
+long, so :func:`collate` first checks the padded matrix against a budget
+(:func:`collate_budget`, about half the machine's memory) and refuses with
+an error naming the longest clip rather than exhausting memory.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["POOLING_COMPONENTS", "Pooling", "collate"]
+__all__ = [
+    "POOLING_COMPONENTS",
+    "CollateTooLargeError",
+    "Pooling",
+    "check_collate_size",
+    "collate",
+    "collate_budget",
+]
+
+#: Bytes per element of a collated matrix over its life: the float32 matrix
+#: plus the float64 copy that scoring makes of it.
+_BYTES_PER_ELEMENT = 12
+#: Budget when the machine's memory cannot be read: 1 Gi elements (12 GiB).
+_FALLBACK_ELEMENTS = 1 << 30
 
 
 def _mean_time(z: np.ndarray) -> np.ndarray:
@@ -149,19 +168,74 @@ class Pooling:
         return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
 
-def collate(arrays: Sequence[np.ndarray]) -> np.ndarray:
+class CollateTooLargeError(ValueError):
+    """Padding every embedding to the longest one would not fit the memory budget."""
+
+
+def collate_budget() -> int:
+    """Most elements a collated matrix may hold: half the physical memory, 12 bytes each."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        return _FALLBACK_ELEMENTS
+    return max(1, total // 2 // _BYTES_PER_ELEMENT) if total > 0 else _FALLBACK_ELEMENTS
+
+
+def check_collate_size(
+    arrays: Sequence[np.ndarray],
+    ids: Sequence[str] | None = None,
+    max_elements: int | None = None,
+) -> None:
+    """Raise :class:`CollateTooLargeError` if :func:`collate` would exceed ``max_elements``.
+
+    The error names the longest clip (by ``ids``, else by position), whose
+    length every other clip would be padded to. ``max_elements`` defaults to
+    :func:`collate_budget`.
+    """
+    if not arrays:
+        return
+    lengths = [a.shape[0] if a.ndim else 1 for a in arrays]
+    longest = int(np.argmax(lengths))
+    per_step = int(np.prod(arrays[longest].shape[1:], dtype=np.int64))
+    total = len(arrays) * lengths[longest] * per_step
+    budget = collate_budget() if max_elements is None else max_elements
+    if total <= budget:
+        return
+    name = f"clip {ids[longest]!r}" if ids is not None else f"embedding #{longest}"
+    shape = "×".join(str(n) for n in arrays[longest].shape)
+    raise CollateTooLargeError(
+        f"padding {len(arrays)} embeddings to the longest, {name} ({shape}; median length "
+        f"{int(np.median(lengths))}), needs {total:,} values (about "
+        f"{total * _BYTES_PER_ELEMENT / 2**30:.1f} GiB with the scoring copy), over the "
+        f"budget of {budget:,}; drop or shorten that clip (a lower maximum clip duration), "
+        "or use a pooling that does not keep time, such as mean_time"
+    )
+
+
+def collate(
+    arrays: Sequence[np.ndarray],
+    *,
+    ids: Sequence[str] | None = None,
+    max_elements: int | None = None,
+) -> np.ndarray:
     """Stack pooled arrays of one subset into an ``[N, dim]`` float matrix.
 
     1-D arrays of different lengths are zero-padded at the end to the longest.
     2-D arrays ``[T_i, D]`` (``flatten`` pooling) are zero-padded along time to
     the longest ``T`` and flattened feature-major, so that element
-    ``d * T_max + t`` holds feature ``d`` at frame ``t``.
+    ``d * T_max + t`` holds feature ``d`` at frame ``t``. A result larger than
+    ``max_elements`` (default :func:`collate_budget`) is refused by
+    :func:`check_collate_size`; ``ids`` name the clips in that error.
     """
     if not arrays:
         raise ValueError("no embeddings to collate")
     ndims = {a.ndim for a in arrays}
     if len(ndims) != 1 or ndims.pop() not in (1, 2):
         raise ValueError("embeddings to collate must all be 1-D, or all 2-D [T, D]")
+    if arrays[0].ndim == 2 and len({a.shape[1] for a in arrays}) != 1:
+        feats = sorted({a.shape[1] for a in arrays})
+        raise ValueError(f"sequences to flatten have different feature sizes: {feats}")
+    check_collate_size(arrays, ids, max_elements)
     dtype = np.result_type(*arrays, np.float32)
     if arrays[0].ndim == 1:
         width = max(a.shape[0] for a in arrays)
@@ -169,10 +243,7 @@ def collate(arrays: Sequence[np.ndarray]) -> np.ndarray:
         for i, a in enumerate(arrays):
             out[i, : a.shape[0]] = a
         return out
-    feats = {a.shape[1] for a in arrays}
-    if len(feats) != 1:
-        raise ValueError(f"sequences to flatten have different feature sizes: {sorted(feats)}")
-    n_feat = feats.pop()
+    n_feat = arrays[0].shape[1]
     t_max = max(a.shape[0] for a in arrays)
     out = np.zeros((len(arrays), n_feat, t_max), dtype=dtype)
     for i, a in enumerate(arrays):

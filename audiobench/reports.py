@@ -77,13 +77,16 @@ def parse_score_path(spec: str) -> tuple[str, ...]:
 def score_at(report: BaseModel | Mapping[str, Any], path: Sequence[str]) -> float | None:
     """The number at ``path`` inside ``report`` (a model or its JSON), or None where absent.
 
-    A step names a field of a model or a key of a mapping. A metric summary
+    A step names a field of a model (or an extra field) or a key of a mapping. A metric summary
     reached at the end (anything with a ``value``) gives its ``value``.
     """
     node: Any = report
     for step in path:
         if isinstance(node, BaseModel):
-            node = getattr(node, step, None) if step in type(node).model_fields else None
+            if step in type(node).model_fields:
+                node = getattr(node, step, None)
+            else:  # a name-keyed report keeps its names (probes, metrics) as extra fields
+                node = (node.model_extra or {}).get(step)
         elif isinstance(node, Mapping):
             node = node.get(step)
         else:

@@ -7,14 +7,16 @@ collates; ``schema_version`` lets it read old files after the schema moves on.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
 import platform
 import re
+import secrets
 import sys
-import tempfile
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -260,15 +262,54 @@ class TaskResult(BaseModel):
         return result_path(output_dir, self.model.name, self.model.revision, self.task.name)
 
     def save(self, output_dir: str | os.PathLike[str]) -> Path:
-        """Write atomically, so an interrupted write never leaves half a file."""
+        """Write atomically, so an interrupted write never leaves half a file.
+
+        The file gets the permissions of any new file (``0o666`` less the
+        umask). Temporary files that a killed write left beside it, older
+        than :data:`STALE_TEMP_SECONDS`, are removed first.
+        """
         path = self.path(output_dir)
         path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temps(path)
         text = self.model_dump_json(indent=2) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
+        for _ in range(100):
+            tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{_TEMP_SUFFIX}")
+            try:
+                # Not mkstemp, which creates 0600 files: the kernel applies the umask here.
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                continue
+            break
+        else:  # pragma: no cover - 100 collisions of 32 random bits
+            raise FileExistsError(f"could not create a temporary file beside {path}")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         return path
+
+
+#: Age after which a temporary result file is taken for a killed write's leftover.
+STALE_TEMP_SECONDS = 3600.0
+_TEMP_SUFFIX = ".tmp"
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Delete ``.<name>.*`` temporary files beside ``path`` older than the stale age.
+
+    A concurrent writer's file is fresh, so only leftovers of killed writes go.
+    """
+    prefix = f".{path.name}."
+    cutoff = time.time() - STALE_TEMP_SECONDS
+    for entry in path.parent.iterdir():
+        if not entry.name.startswith(prefix):
+            continue
+        with contextlib.suppress(OSError):  # raced with another cleaner, or not ours to delete
+            if entry.is_file() and not entry.is_symlink() and entry.stat().st_mtime < cutoff:
+                entry.unlink()
 
 
 def _check_finite(value: Any, where: str) -> None:

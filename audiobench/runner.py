@@ -5,6 +5,13 @@ threads decode the next (soundfile and soxr release the GIL). Within a
 chunk, cache misses are sorted by length and batched, so a batch pads little;
 each batch is committed to the cache as soon as it is encoded, which is what
 makes a killed run resumable.
+
+Every per-clip failure (unreadable, missing, too long or empty audio; an
+encoder error; a NaN, infinite or empty embedding) raises, or under
+``on_error="skip"`` is recorded in ``stats.skipped`` and the run goes on. A
+cached entry that is not finite is never served: the clip is encoded again.
+Two clips of one subset with the same waveform are always an error
+(:class:`~audiobench.audio.DuplicateAudioError`) unless ``allow_duplicates``.
 """
 
 from __future__ import annotations
@@ -19,9 +26,17 @@ from typing import Literal
 
 import numpy as np
 
-from audiobench.audio import AudioDecodeError, Clip, decode_clip, waveform_hash
+from audiobench.audio import (
+    MAX_CLIP_SECONDS,
+    AudioDecodeError,
+    Clip,
+    DuplicateAudioError,
+    decode_clip,
+    waveform_hash,
+)
 from audiobench.cache import EmbeddingCache
 from audiobench.encoder import Encoder
+from audiobench.pooling import check_collate_size
 from audiobench.results import SkippedClip
 from audiobench.task import Embedder
 
@@ -76,7 +91,15 @@ class _Decoded:
 
 
 class CachedEmbedder(Embedder):
-    """The :class:`~audiobench.task.Embedder` used by evaluation runs."""
+    """The :class:`~audiobench.task.Embedder` used by evaluation runs.
+
+    ``max_clip_seconds`` (None: no limit) refuses longer clips from their
+    header, before decoding. ``allow_duplicates`` accepts clips of one subset
+    that hold the same waveform under different ids (the task's declaration
+    that its data has legitimate duplicates); otherwise they are an error
+    naming both, whatever ``on_error`` says, since skipping one would change
+    the dataset silently.
+    """
 
     def __init__(
         self,
@@ -89,6 +112,8 @@ class CachedEmbedder(Embedder):
         workers: int = 2,
         chunk_size: int = 512,
         progress: ProgressHook | None = None,
+        max_clip_seconds: float | None = MAX_CLIP_SECONDS,
+        allow_duplicates: bool = False,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -100,6 +125,10 @@ class CachedEmbedder(Embedder):
         self.workers = max(1, workers)
         self.chunk_size = max(chunk_size, batch_size)
         self.progress = progress
+        self.max_clip_seconds = max_clip_seconds
+        self.allow_duplicates = allow_duplicates
+        # (subset, waveform hash) -> (clip id, location) of the first clip seen with it.
+        self._first_with_audio: dict[tuple[str | None, str], tuple[str, str]] = {}
         self.stats = RunStats()
         self.durations: dict[str, float] = {}
         self._fingerprints = {
@@ -145,7 +174,38 @@ class CachedEmbedder(Embedder):
         finally:
             bar.close()
             self.stats.wall_s += time.perf_counter() - t0
+        if pooled:
+            # Families pad and stack these; refuse here, where the clips can be named.
+            check_collate_size([np.asarray(a) for a in arrays], [c.id for c in kept])
         return kept, arrays
+
+    def with_encoder(
+        self, encoder: Encoder, *, allow_duplicates: bool | None = None
+    ) -> CachedEmbedder:
+        """An embedder for ``encoder`` with this one's cache, settings and skip record.
+
+        For a family that embeds with a second model (reconstruction's reference model):
+        its embeddings are cached, its clips decoded from the same canonical rate, its
+        batches halved on out-of-memory errors (from the current batch size), and the clips
+        it skips and its events land in this embedder's ``stats``. Its counts and timings
+        stay in its own ``stats``, so a run's efficiency figures describe this encoder only.
+        """
+        other = CachedEmbedder(
+            encoder,
+            self.cache,
+            canonical_rate=self.canonical_rate,
+            batch_size=self.batch_size,
+            on_error=self.on_error,
+            workers=self.workers,
+            chunk_size=self.chunk_size,
+            progress=self.progress,
+            max_clip_seconds=self.max_clip_seconds,
+            allow_duplicates=(
+                self.allow_duplicates if allow_duplicates is None else allow_duplicates
+            ),
+        )
+        other.stats = RunStats(skipped=self.stats.skipped, events=self.stats.events)
+        return other
 
     def embed_text(self, texts: Sequence[str], description: str) -> np.ndarray:
         """Text embeddings in batches of ``batch_size``, with a progress bar."""
@@ -172,7 +232,7 @@ class CachedEmbedder(Embedder):
     def _decode(self, clip: Clip) -> _Decoded:
         rate = self.encoder.meta.sample_rate
         try:
-            wave = decode_clip(clip, self.canonical_rate, rate)
+            wave = decode_clip(clip, self.canonical_rate, rate, max_seconds=self.max_clip_seconds)
         except AudioDecodeError as exc:
             return _Decoded(clip, None, None, exc)
         return _Decoded(clip, wave, waveform_hash(wave, rate))
@@ -191,6 +251,15 @@ class CachedEmbedder(Embedder):
                 pending = batch
             if pending is not None:
                 yield [f.result() for f in pending]
+
+    def skip(self, clips: Sequence[Clip], reason: str) -> None:
+        """Record clips a family found unusable at scoring time (``on_error="skip"`` only)."""
+        if self.on_error != "skip":
+            raise ValueError(f"cannot skip clips under on_error={self.on_error!r}: {reason}")
+        for clip in clips:
+            self.stats.skipped.append(
+                SkippedClip(id=clip.id, location=clip.audio.location, reason=reason)
+            )
 
     def _skip_or_raise(self, clip: Clip, exc: Exception) -> None:
         if self.on_error == "raise":
@@ -213,8 +282,11 @@ class CachedEmbedder(Embedder):
                 good.append(item)
                 assert item.wave is not None
                 self.durations[item.clip.id] = len(item.wave) / self.encoder.meta.sample_rate
+        if not self.allow_duplicates:
+            self._check_duplicates(good)
         keys = {item.key for item in good if item.key}
         found = self.cache.get_many(self._fingerprint, keys) if self.cache else {}
+        self._drop_unusable(found, good)
         hits = [item for item in good if item.key in found]
         self.stats.n_cached += len(hits)
         bar.advance(len(hits))
@@ -236,6 +308,37 @@ class CachedEmbedder(Embedder):
             bar.advance(len(batch))
         bar.advance(len(good) - len(hits) - len(todo))  # in-chunk duplicates
         return {item.clip.id: found[item.key] for item in good if item.key in found}
+
+    def _check_duplicates(self, items: list[_Decoded]) -> None:
+        """Raise if a clip's waveform was already seen under another id in its subset."""
+        for item in items:
+            assert item.key is not None
+            this = (item.clip.id, item.clip.audio.location)
+            first = self._first_with_audio.setdefault((item.clip.subset, item.key), this)
+            if first[0] != this[0]:
+                raise DuplicateAudioError(first, this, item.clip.subset)
+
+    def _drop_unusable(self, found: dict[str, np.ndarray], items: list[_Decoded]) -> None:
+        """Remove cached arrays that are empty or not finite, so those clips are re-encoded.
+
+        The runner never stores such arrays, so one in the cache is damage;
+        the fresh encoding overwrites it (or fails and is skipped as usual).
+        """
+        bad = [
+            key
+            for key, arr in found.items()
+            if arr.size == 0 or (arr.dtype.kind in "fc" and not np.isfinite(arr).all())
+        ]
+        for key in bad:
+            del found[key]
+        if bad:
+            damaged = set(bad)
+            ids = [item.clip.id for item in items if item.key in damaged]
+            self.stats.events.append(
+                f"{len(bad)} cached embedding(s) were empty or held NaN/Inf values and were "
+                f"encoded again (clips {', '.join(repr(i) for i in ids[:5])}"
+                f"{' and more' if len(ids) > 5 else ''})"
+            )
 
     def _encode_batch(self, batch: list[_Decoded]) -> dict[str, np.ndarray]:
         waves = [item.wave for item in batch if item.wave is not None]

@@ -9,6 +9,7 @@ does not install on CPU machines) and read by the runner with soundfile.
 from __future__ import annotations
 
 import csv
+import io
 import os
 import shutil
 import tempfile
@@ -47,14 +48,33 @@ def data_dir() -> Path:
     return Path(env) if env else Path(platformdirs.user_data_dir("audiobench"))
 
 
-def load_task_clips(task: Task, progress: Callable[[str], None] | None = None) -> list[Clip]:
-    """Load a task's clips from its declared source or the user's local copy."""
+def load_task_clips(
+    task: Task,
+    progress: Callable[[str], None] | None = None,
+    *,
+    allow_outside: bool = False,
+    missing_ok: bool = False,
+) -> list[Clip]:
+    """Load a task's clips from its declared source or the user's local copy.
+
+    For folder layouts, ``allow_outside`` accepts entries that resolve outside
+    the folder and ``missing_ok`` keeps entries whose file is missing (the
+    runner then skips or reports them); see :func:`load_folder_clips`. A task
+    whose class sets ``allow_duplicates = True`` may list one file twice.
+    """
     meta = task.metadata
     say = progress or (lambda _msg: None)
     wanted = _subsets_available(task, say)
+    folder_options = {
+        "allow_outside": allow_outside,
+        "allow_duplicates": bool(getattr(task, "allow_duplicates", False)),
+        "missing_ok": missing_ok,
+    }
     if task.dataset_path is not None:
         say(f"loading {meta.name} from local copy {task.dataset_path}")
-        clips = _load_local(task.dataset_path, meta.columns, meta.splits, meta.dataset.config)
+        clips = _load_local(
+            task.dataset_path, meta.columns, meta.splits, meta.dataset.config, **folder_options
+        )
     elif meta.dataset.kind == "huggingface":
         say(f"loading {meta.dataset.path}@{task.dataset_revision} from the Hugging Face hub")
         clips = load_hf_clips(
@@ -65,9 +85,9 @@ def load_task_clips(task: Task, progress: Callable[[str], None] | None = None) -
             columns=meta.columns,
         )
     elif meta.dataset.kind == "folder":
-        clips = load_folder_clips(Path(meta.dataset.path).expanduser())
+        clips = load_folder_clips(Path(meta.dataset.path).expanduser(), **folder_options)
     else:
-        clips = load_folder_clips(_generated_dir(task, say))
+        clips = load_folder_clips(_generated_dir(task, say), **folder_options)
     if wanted:
         keep = set(wanted)
         clips = [c for c in clips if c.subset in keep]
@@ -119,7 +139,11 @@ def _generated_dir(task: Task, say: Callable[[str], None]) -> Path:
 
 
 def _load_local(
-    path: Path, columns: Columns, splits: Sequence[str], config: str | None
+    path: Path,
+    columns: Columns,
+    splits: Sequence[str],
+    config: str | None,
+    **folder_options: bool,
 ) -> list[Clip]:
     if not path.exists():
         raise DatasetError(f"local dataset {path} does not exist")
@@ -138,7 +162,7 @@ def _load_local(
         return load_hf_clips(
             str(path), revision=None, config=config, splits=splits, columns=columns
         )
-    return load_folder_clips(path)
+    return load_folder_clips(path, **folder_options)
 
 
 def load_hf_clips(
@@ -255,27 +279,47 @@ def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def load_folder_clips(root: Path) -> list[Clip]:
+def load_folder_clips(
+    root: Path,
+    *,
+    allow_outside: bool = False,
+    allow_duplicates: bool = False,
+    missing_ok: bool = False,
+) -> list[Clip]:
     """Clips from a folder of audio files.
 
     Three layouts, tried in order:
 
-    1. a ``labels.csv`` (or ``metadata.csv``) with a file column (``file``,
-       ``path``, ``filename`` or ``file_name``, relative to the folder), a
-       ``label`` column, and optional ``subset``, ``id``, ``split``, ``text``
-       and ``speaker``/``group`` columns; any other column (``fold``, ...) is
-       kept in ``Clip.metadata`` as text;
+    1. a ``labels.csv`` (or ``metadata.csv``, UTF-8 with or without a byte
+       order mark) with a file column (``file``, ``path``, ``filename`` or
+       ``file_name``, relative to the folder), a ``label`` column, and optional
+       ``subset``, ``id``, ``split``, ``text`` and ``speaker``/``group``
+       columns; any other column (``fold``, ...) is kept in ``Clip.metadata``
+       as text. Every row must have as many fields as the header;
     2. one subfolder per class (``root/<label>/*.wav``), or per subset and
        class (``root/<subset>/<label>/*.wav``);
     3. audio files directly in the folder, without labels.
+
+    Paths are resolved (``x/../a.wav``, ``./a.wav`` and symbolic links name
+    the file they point to). A path that resolves outside ``root`` (``..``,
+    an absolute path, a link leaving the folder) is an error unless
+    ``allow_outside``; two entries resolving to one file are an error unless
+    ``allow_duplicates``; a listed file that does not exist is an error
+    unless ``missing_ok`` (then the runner meets it as an unreadable clip).
     """
     root = Path(root)
     if not root.is_dir():
         raise DatasetError(f"dataset folder {root} does not exist or is not a folder")
     for name in _LABEL_FILES:
         if (root / name).is_file():
-            return _clips_from_csv(root, root / name)
-    clips = _clips_from_tree(root)
+            return _clips_from_csv(
+                root,
+                root / name,
+                allow_outside=allow_outside,
+                allow_duplicates=allow_duplicates,
+                missing_ok=missing_ok,
+            )
+    clips = _clips_from_tree(root, allow_outside=allow_outside, allow_duplicates=allow_duplicates)
     if not clips:
         raise DatasetError(
             f"no audio files ({', '.join(AUDIO_EXTENSIONS)}) found in {root}, "
@@ -284,48 +328,115 @@ def load_folder_clips(root: Path) -> list[Clip]:
     return clips
 
 
-def _clips_from_csv(root: Path, csv_path: Path) -> list[Clip]:
-    with csv_path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        fields = reader.fieldnames or []
-        file_col = next((c for c in _FILE_COLUMNS if c in fields), None)
-        if file_col is None:
+_OUTSIDE_HINT = "pass --allow-outside-paths to read files outside the dataset folder"
+_DUPLICATE_HINT = "one recording listed twice inflates the score; remove one of the entries"
+
+
+def _read_table(csv_path: Path) -> list[tuple[int, list[str]]]:
+    """The rows of a CSV label table with their line numbers, header first.
+
+    UTF-8 only (a byte order mark is accepted); blank lines are ignored; a
+    row whose number of fields differs from the header's is an error.
+    """
+    raw = csv_path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise DatasetError(
+            f"{csv_path} line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+            "save the file as UTF-8"
+        ) from None
+    # strict: a stray quote is an error rather than a field that swallows the next rows.
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for row in reader:
+            if row:
+                rows.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise DatasetError(f"{csv_path} line {start}: malformed CSV: {exc}") from None
+    if not rows:
+        return rows
+    width = len(rows[0][1])
+    for line, row in rows[1:]:
+        if len(row) != width:
             raise DatasetError(
-                f"{csv_path}: needs a file column named one of {list(_FILE_COLUMNS)}; "
-                f"found {fields}"
+                f"{csv_path} line {line}: {len(row)} field(s), but the header has {width}"
             )
-        group_col = "group" if "group" in fields else ("speaker" if "speaker" in fields else None)
-        known = {file_col, "id", "label", "subset", "split", "text", group_col}
-        extra = [c for c in fields if c not in known]
-        clips = []
-        seen: dict[str, int] = {}
-        for line, row in enumerate(reader, start=2):
-            rel = (row.get(file_col) or "").strip()
-            if not rel:
-                raise DatasetError(f"{csv_path} line {line}: empty {file_col!r}")
-            path = (root / rel).resolve()
-            if not path.is_file():
-                raise DatasetError(f"{csv_path} line {line}: audio file {path} not found")
-            clip_id = (row.get("id") or "").strip() or Path(rel).with_suffix("").as_posix()
-            if clip_id in seen:
-                raise DatasetError(
-                    f"{csv_path} line {line}: duplicate clip id {clip_id!r} "
-                    f"(first on line {seen[clip_id]})"
-                )
-            seen[clip_id] = line
-            clips.append(
-                Clip(
-                    id=clip_id,
-                    audio=FileAudioRef(path),
-                    label=_blank_to_none(row.get("label")),
-                    subset=_blank_to_none(row.get("subset")),
-                    split=_blank_to_none(row.get("split")),
-                    text=_blank_to_none(row.get("text")),
-                    group=_blank_to_none(row.get(group_col)) if group_col else None,
-                    metadata={c: row[c] for c in extra if row.get(c) not in (None, "")},
-                )
+    return rows
+
+
+def _clips_from_csv(
+    root: Path,
+    csv_path: Path,
+    *,
+    allow_outside: bool,
+    allow_duplicates: bool,
+    missing_ok: bool,
+) -> list[Clip]:
+    table = _read_table(csv_path)
+    fields = table[0][1] if table else []
+    file_col = next((c for c in _FILE_COLUMNS if c in fields), None)
+    if file_col is None:
+        raise DatasetError(
+            f"{csv_path}: needs a file column named one of {list(_FILE_COLUMNS)}; found {fields}"
+        )
+    group_col = "group" if "group" in fields else ("speaker" if "speaker" in fields else None)
+    known = {file_col, "id", "label", "subset", "split", "text", group_col}
+    extra = [c for c in fields if c not in known]
+    top = root.resolve()
+    clips = []
+    seen: dict[str, int] = {}
+    files: dict[Path, tuple[int, str]] = {}
+    for line, cells in table[1:]:
+        row = dict(zip(fields, cells, strict=True))
+        rel = (row.get(file_col) or "").strip()
+        if not rel:
+            raise DatasetError(f"{csv_path} line {line}: empty {file_col!r}")
+        path = (root / rel).resolve()
+        if not allow_outside and not path.is_relative_to(top):
+            raise DatasetError(
+                f"{csv_path} line {line}: file {rel!r} resolves to {path}, outside the "
+                f"dataset folder {top}; {_OUTSIDE_HINT}"
             )
+        if not path.is_file() and not missing_ok:
+            raise DatasetError(f"{csv_path} line {line}: audio file {path} not found")
+        clip_id = (row.get("id") or "").strip() or _default_id(rel)
+        if path in files and not allow_duplicates:
+            first_line, first_id = files[path]
+            raise DatasetError(
+                f"{csv_path} line {line}: clip {clip_id!r} ({rel!r}) is the same file as "
+                f"clip {first_id!r} on line {first_line}: {path}; {_DUPLICATE_HINT}"
+            )
+        files.setdefault(path, (line, clip_id))
+        if clip_id in seen:
+            raise DatasetError(
+                f"{csv_path} line {line}: duplicate clip id {clip_id!r} "
+                f"(first on line {seen[clip_id]})"
+            )
+        seen[clip_id] = line
+        clips.append(
+            Clip(
+                id=clip_id,
+                audio=FileAudioRef(path),
+                label=_blank_to_none(row.get("label")),
+                subset=_blank_to_none(row.get("subset")),
+                split=_blank_to_none(row.get("split")),
+                text=_blank_to_none(row.get("text")),
+                group=_blank_to_none(row.get(group_col)) if group_col else None,
+                metadata={c: row[c] for c in extra if row.get(c) not in (None, "")},
+            )
+        )
     return clips
+
+
+def _default_id(rel: str) -> str:
+    """A row's clip id when it has none: its path without extension, lexically normalised
+    (``./a.wav`` and ``x/../a.wav`` both give ``a``)."""
+    return Path(os.path.normpath(rel)).with_suffix("").as_posix()
 
 
 def _blank_to_none(value: str | None) -> str | None:
@@ -345,18 +456,26 @@ def _subdirs(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-def _clips_from_tree(root: Path) -> list[Clip]:
+def _clips_from_tree(root: Path, *, allow_outside: bool, allow_duplicates: bool) -> list[Clip]:
     clips: list[Clip] = []
+    top = root.resolve()
+    files: dict[Path, Clip] = {}
 
     def add(path: Path, label: str | None, subset: str | None) -> None:
-        clips.append(
-            Clip(
-                id=path.relative_to(root).with_suffix("").as_posix(),
-                audio=FileAudioRef(path),
-                label=label,
-                subset=subset,
+        clip_id = path.relative_to(root).with_suffix("").as_posix()
+        resolved = path.resolve()
+        if not allow_outside and not resolved.is_relative_to(top):
+            raise DatasetError(
+                f"{path} resolves to {resolved}, outside the dataset folder {top}; {_OUTSIDE_HINT}"
             )
-        )
+        clip = Clip(id=clip_id, audio=FileAudioRef(resolved), label=label, subset=subset)
+        first = files.setdefault(resolved, clip)
+        if first is not clip and not allow_duplicates:
+            raise DatasetError(
+                f"clips {first.id!r} and {clip_id!r} in {root} are the same file "
+                f"{resolved}; {_DUPLICATE_HINT}"
+            )
+        clips.append(clip)
 
     for path in _audio_files(root):
         add(path, None, None)

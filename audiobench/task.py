@@ -255,6 +255,15 @@ class Embedder(ABC):
         """Record ``clips`` as left out at scoring time (only under ``on_error="skip"``)."""
         raise NotImplementedError(f"{type(self).__name__} cannot record skipped clips")
 
+    def with_encoder(self, encoder: Encoder, *, allow_duplicates: bool | None = None) -> Embedder:
+        """An embedder for another ``encoder`` (a family's reference model).
+
+        It shares this one's cache, error policy, batch size, progress display and record
+        of skipped clips. ``allow_duplicates`` (None: as this embedder) accepts clips of one
+        subset that hold the same waveform, e.g. two reconstructions a codec made identical.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot embed with another encoder")
+
 
 class Task(ABC):
     """Base of every task. Subclass a family class, not this one.

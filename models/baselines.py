@@ -1,6 +1,6 @@
 """Signal-processing baselines: no weights, no network.
 
-``log-mel`` is VocSim's "M" baseline, computed exactly as VOCSIM_PROTOCOL.md
+``log-mel`` is VocSim's "M" baseline, computed exactly as docs/VOCSIM.md
 fixes it (the reference code's dB variant, not the paper text's log(1+x)).
 """
 

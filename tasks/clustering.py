@@ -6,13 +6,9 @@ ESC50Clustering data); ``MockClustering`` does the same on generated calls, offl
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from audiobench.benchmark import Benchmark, ScoreColumn
 from audiobench.families import ClusteringTask
-from audiobench.synthetic import SubsetSpec
-from audiobench.task import Columns, DatasetSource, TaskFamily, TaskMetadata
-from audiobench.tasks.classification import write_individual_calls
+from audiobench.task import Columns, Synthetic, TaskFamily, TaskMetadata
 from audiobench.tasks.esc50 import ESC50_CITATION, ESC50_LICENSE, ESC50_REFERENCE, ESC50_SOURCE
 
 __all__ = ["CLUSTERING", "ESC50Clustering", "MockClustering"]
@@ -37,14 +33,14 @@ class ESC50Clustering(ClusteringTask):
     )
 
 
-_MOCK_CALLS = SubsetSpec(
-    "CLU",
-    n_classes=5,
-    clips_per_class=0,  # unused: the writer sets the count
-    f0_range=(300.0, 5000.0),
-    max_harmonics=4,
-    n_individuals=4,
-)
+_MOCK_CALLS = {
+    "name": "CLU",
+    "n_classes": 5,
+    "clips_per_class": 0,  # unused: the generator sets the count
+    "f0_range": (300.0, 5000.0),
+    "max_harmonics": 4,
+    "n_individuals": 4,
+}
 
 
 class MockClustering(ClusteringTask):
@@ -55,18 +51,16 @@ class MockClustering(ClusteringTask):
             "Generated calls: 5 call types by 4 individuals, 2 renditions each, clustered "
             "into 5 clusters; main score V-measure over 5 seeds. Runs offline."
         ),
-        dataset=DatasetSource(kind="synthetic", path="audiobench.synthetic", revision="v1"),
+        dataset=Synthetic(
+            generator="audiobench.synthetic.calls:write_individual_calls",
+            seed=20260107,
+            params={"spec": _MOCK_CALLS, "renditions": 2},
+        ),
         columns=Columns(group="speaker"),
         main_score="v_measure",
         domains=("synthetic",),
         license="Apache-2.0",
     )
-
-    def generate_data(self, directory: Path) -> None:
-        write_individual_calls(
-            directory, _MOCK_CALLS, seed=20260107, renditions=2,
-            sample_rate=self.metadata.sample_rate,
-        )  # fmt: skip
 
 
 CLUSTERING = Benchmark(

@@ -4,28 +4,21 @@
 named by the ``category`` column; prompts ``"This is a sound of {label}."`` with underscores in
 the class names read as spaces (``"sea_waves"`` → ``"This is a sound of sea waves."``).
 
-``MockZeroShotClassification``: generated sounds whose class names are words
-(``"rising_whistle"``), offline.
+``MockZeroShotClassification``: generated sounds (:mod:`audiobench.synthetic.sounds`) whose
+class names are words (``"rising_whistle"``), offline.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from audiobench.benchmark import Benchmark, ScoreColumn
 from audiobench.families import ZeroShotClassificationTask
-from audiobench.task import DatasetSource, TaskFamily, TaskMetadata
+from audiobench.task import Synthetic, TaskMetadata
 from audiobench.tasks.esc50 import (
     ESC50_CITATION,
     ESC50_COLUMNS,
     ESC50_LICENSE,
     ESC50_REFERENCE,
     ESC50_SOURCE,
-)
-from audiobench.tasks.retrieval import (
-    SoundClass,
-    write_labels,
-    write_sounds,
 )
 
 __all__ = ["ESC50_CLASSES", "ZERO_SHOT", "ESC50ZeroShot", "MockZeroShotClassification"]
@@ -45,10 +38,9 @@ ESC50_CLASSES = (
 
 
 class ESC50ZeroShot(ZeroShotClassificationTask):
-    classes = ESC50_CLASSES
+    options = ZeroShotClassificationTask.Options(classes=ESC50_CLASSES)
     metadata = TaskMetadata(
         name="ESC50ZeroShot",
-        family=TaskFamily.ZERO_SHOT_CLASSIFICATION,
         description=(
             "ESC-50, zero-shot: each of the 2,000 clips is assigned the class whose prompt "
             "('This is a sound of <class>.') its audio embedding is closest to; 50 classes. "
@@ -66,43 +58,34 @@ class ESC50ZeroShot(ZeroShotClassificationTask):
     )
 
 
-#: (contour, register, timbre) of the mock's classes; named "<contour>_<timbre>".
+#: (contour, register, timbre) of the mock's classes; labelled "<contour>_<timbre>".
 _MOCK_CLASSES = (
-    SoundClass("rising", "high", "whistle"),
-    SoundClass("falling", "high", "whistle"),
-    SoundClass("warbling", "high", "whistle"),
-    SoundClass("steady", "low", "buzz"),
-    SoundClass("rising", "low", "buzz"),
-    SoundClass("steady", "low", "reed"),
+    ("rising", "high", "whistle"),
+    ("falling", "high", "whistle"),
+    ("warbling", "high", "whistle"),
+    ("steady", "low", "buzz"),
+    ("rising", "low", "buzz"),
+    ("steady", "low", "reed"),
 )
 
 
 class MockZeroShotClassification(ZeroShotClassificationTask):
     metadata = TaskMetadata(
         name="MockZeroShotClassification",
-        family=TaskFamily.ZERO_SHOT_CLASSIFICATION,
         description=(
             "Generated sounds of 6 classes named in words ('rising whistle', 'steady buzz'), 5 "
             "renditions each, classified by prompts built from the class names. Needs an "
             "audio-text model. Runs offline."
         ),
-        dataset=DatasetSource(
-            kind="synthetic", path="audiobench.tasks.zero_shot_classification", revision="v1"
+        dataset=Synthetic(
+            generator="audiobench.synthetic.sounds:write_sounds",
+            seed=31,
+            params={"classes": _MOCK_CLASSES, "renditions": 5, "label": "{contour}_{timbre}"},
         ),
         main_score="accuracy",
         domains=("synthetic",),
         license="Apache-2.0",
     )
-
-    def generate_data(self, directory: Path) -> None:
-        rows = write_sounds(
-            directory,
-            _MOCK_CLASSES,
-            5,
-            seed=31,
-            label_of=lambda sound: f"{sound.contour}_{sound.timbre}",
-        )
-        write_labels(directory, rows, ("file", "id", "label"))
 
 
 ZERO_SHOT = Benchmark(

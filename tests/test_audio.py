@@ -8,7 +8,9 @@ import soundfile as sf
 
 from audiobench.audio import (
     AudioDecodeError,
+    AudioRef,
     Clip,
+    DuplicateAudioError,
     FileAudioRef,
     decode_clip,
     load_waveform,
@@ -76,3 +78,46 @@ def test_waveform_hash_depends_on_content_and_rate() -> None:
     assert waveform_hash(a, 16000) == waveform_hash(a.copy(), 16000)
     assert waveform_hash(a, 16000) != waveform_hash(b, 16000)
     assert waveform_hash(a, 16000) != waveform_hash(a, 24000)
+
+
+class _MemoryRef(AudioRef):
+    """An AudioRef without a header: the limit is checked after reading."""
+
+    def __init__(self, seconds: float, rate: int = 1000) -> None:
+        self.data = np.zeros((int(seconds * rate), 1), dtype=np.float32)
+        self.rate = rate
+
+    def read(self) -> tuple[np.ndarray, int]:
+        return self.data, self.rate
+
+    @property
+    def location(self) -> str:
+        return "memory"
+
+
+def test_any_audio_ref_honours_the_clip_duration_limit() -> None:
+    with pytest.raises(AudioDecodeError, match=r"clip 'm' \(memory\): too long: declares 3.0 s"):
+        load_waveform(_MemoryRef(3.0), 1000, clip_id="m", max_seconds=2.0)
+    assert len(load_waveform(_MemoryRef(2.0), 1000, clip_id="m", max_seconds=2.0)) == 2000
+
+
+def test_hub_audio_is_checked_from_its_header(tmp_path: Path) -> None:
+    from audiobench.sources import load_hf_clips
+    from audiobench.task import Columns
+    from tests.hub_copy import write_hub_like
+
+    rows = [{"audio": (np.zeros(3000, dtype=np.float32), 1000), "label": 0}]
+    root = write_hub_like(tmp_path / "ds", rows)
+    [clip] = load_hf_clips(
+        str(root), revision=None, config=None, splits=("train",), columns=Columns()
+    )
+    with pytest.raises(AudioDecodeError, match=r"train\] row 0\): too long: declares 3.0 s"):
+        load_waveform(clip.audio, 1000, clip_id=clip.id, max_seconds=2.5)
+
+
+def test_duplicate_audio_error_names_both_clips() -> None:
+    err = DuplicateAudioError(("a", "file /x/a.wav"), ("b", "file /x/b.wav"), "S1")
+    assert err.first == ("a", "file /x/a.wav") and err.second == ("b", "file /x/b.wav")
+    assert str(err).startswith(
+        "clips 'a' (file /x/a.wav) and 'b' (file /x/b.wav) of subset 'S1' hold the same audio"
+    )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -71,3 +72,34 @@ def test_failed_batch_is_not_half_written(tmp_path: Path) -> None:
 def test_default_dir_honours_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("AUDIOBENCH_CACHE", str(tmp_path / "c"))
     assert default_cache_dir() == tmp_path / "c"
+
+
+def test_an_entry_whose_bytes_do_not_match_its_shape_is_a_miss(tmp_path: Path) -> None:
+    with EmbeddingCache(tmp_path) as cache:
+        cache.put_many("fp", [("good", np.ones(4)), ("bad", np.ones(4))])
+        cache._conn.execute("UPDATE embeddings SET data = x'0102' WHERE clip_hash = 'bad'")
+        assert set(cache.get_many("fp", ["good", "bad"])) == {"good"}
+        cache.put_many("fp", [("bad", np.ones(4))])  # recomputed: replaces the entry
+        np.testing.assert_array_equal(cache.get_many("fp", ["bad"])["bad"], np.ones(4))
+
+
+def test_writes_re_register_their_encoder(tmp_path: Path) -> None:
+    with EmbeddingCache(tmp_path) as writer, EmbeddingCache(tmp_path) as other:
+        writer.register_encoder("fpA", {"name": "model-a"})
+        writer.put_many("fpA", [("x", np.ones(2))])
+        assert other.clear() == 1
+        writer.put_many("fpA", [("y", np.ones(2))])  # a run that goes on after the clear
+        assert [(s.name, s.n_entries) for s in other.summary()] == [("model-a", 1)]
+        assert other.clear("model-a") == 1 and other.count() == 0
+
+
+def test_lock_errors_are_not_taken_for_damage(tmp_path: Path) -> None:
+    with EmbeddingCache(tmp_path) as cache:
+        cache._conn.execute("PRAGMA busy_timeout=0")
+        with EmbeddingCache(tmp_path) as other:
+            other._conn.execute("BEGIN IMMEDIATE")
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                cache.put_many("fp", [("x", np.ones(2))])
+            other._conn.execute("ROLLBACK")
+        cache.put_many("fp", [("x", np.ones(2))])
+        assert cache.count() == 1

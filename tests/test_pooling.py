@@ -3,7 +3,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from audiobench.pooling import Pooling, collate
+from audiobench.pooling import (
+    CollateTooLargeError,
+    Pooling,
+    check_collate_size,
+    collate,
+    collate_budget,
+)
 
 # Z is 3 frames x 2 features:
 #   [[1, 2],
@@ -78,3 +84,21 @@ def test_collate_rejects_mixed_inputs() -> None:
         collate([np.zeros((2, 2)), np.zeros((2, 3))])
     with pytest.raises(ValueError):
         collate([])
+
+
+def test_collate_budget_counts_padded_elements_exactly() -> None:
+    # 3 clips padded to the longest (4 frames) of 2 features: 3 * 4 * 2 = 24 values.
+    arrays = [np.ones((1, 2)), np.ones((4, 2)), np.ones((2, 2))]
+    assert collate(arrays, max_elements=24).shape == (3, 8)
+    with pytest.raises(CollateTooLargeError, match=r"clip 'b' \(4×2; median length 2\)"):
+        collate(arrays, ids=["a", "b", "c"], max_elements=23)
+    # Vectors of different lengths are padded too: 2 * 5 = 10 values.
+    with pytest.raises(CollateTooLargeError, match=r"embedding #1 \(5; .* needs 10 values"):
+        collate([np.ones(2), np.ones(5)], max_elements=9)
+
+
+def test_check_collate_size_names_the_longest_and_default_budget_is_positive() -> None:
+    check_collate_size([np.ones((3, 2))] * 2, ["a", "b"], max_elements=12)
+    with pytest.raises(CollateTooLargeError, match="over the budget of 11"):
+        check_collate_size([np.ones((3, 2))] * 2, ["a", "b"], max_elements=11)
+    assert collate_budget() > 0

@@ -50,7 +50,8 @@ def test_labels_csv_errors_name_the_line(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match=r"labels.csv line 2: audio file .*missing.wav"):
         load_folder_clips(tmp_path)
     write_tone(tmp_path / "a.wav")
-    (tmp_path / "labels.csv").write_text("file,label,id\na.wav,x,same\na.wav,y,same\n")
+    write_tone(tmp_path / "b.wav", freq=300.0)
+    (tmp_path / "labels.csv").write_text("file,label,id\na.wav,x,same\nb.wav,y,same\n")
     with pytest.raises(DatasetError, match="line 3: duplicate clip id 'same'"):
         load_folder_clips(tmp_path)
     (tmp_path / "labels.csv").write_text("name,label\na.wav,x\n")

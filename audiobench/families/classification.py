@@ -10,23 +10,22 @@ so that every split shares one feature space. All probes see the same clips: a c
 of the unpooled pass (``--on-error skip``) leaves the vector probes too, and is counted
 (``details["splits"][subset]["n_dropped_unpooled"]``).
 
-Data contract. Every clip carries a ``label`` (multi-label tasks: class names joined by
-``label_separator``). The evaluation splits come from the first of these that applies:
+Data contract. Every clip carries a ``label`` (multi-label tasks: class names joined by the
+``label_separator`` option). The evaluation splits come from the first of these that applies:
 
 1. ``folds`` declared by the task: each clip's ``metadata[fold_key]`` (ESC-50's ``fold``)
    must be one of them; leave-one-fold-out, one split per fold;
 2. ``Clip.split`` values other than ``train`` (the dataset's own ``train`` / ``validation``
    / ``test``): one split; the validation part, when present, chooses hyper-parameters,
    otherwise probes use inner cross-validation on the training part;
-3. otherwise ``generated_folds`` seeded folds, stratified by class; with ``grouped = True``
-   they are group folds on ``Clip.group`` (no speaker or individual on both sides).
+3. otherwise ``generated_folds`` seeded folds, stratified by class; with ``grouped`` they
+   are group folds on ``Clip.group`` (no speaker or individual on both sides).
 
-With ``grouped = True`` every split is checked for group leakage (a clip without a group
-is an error); without it, a given split whose clips carry groups records how many groups
-span several parts (``groups_in_several_parts``), for information. Every split is
-checked for classes that occur in its validation or test part but never in its training
-part: an error naming the task, the split (``fold-3``) and the class, never a silently
-capped score.
+With ``grouped`` every split is checked for group leakage (a clip without a group is an
+error); without it, a given split whose clips carry groups records how many groups span
+several parts (``groups_in_several_parts``), for information. Every split is checked for
+classes that occur in its validation or test part but never in its training part: an error
+naming the task, the split (``fold-3``) and the class, never a silently capped score.
 
 Scores. ``main_score`` reads ``"<probe>:<metric>"`` (``"linear:accuracy"``,
 ``"linear:map"``): the metric of the task's primary probe, averaged over the splits (and,
@@ -44,14 +43,24 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
+from pydantic import AfterValidator, ConfigDict, Field, model_serializer
+from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 from audiobench.audio import Clip
-from audiobench.families.score_checks import count_problem, number_problem
 from audiobench.pooling import collate
-from audiobench.task import DEFAULT_SUBSET, Embedder, Task, TaskFamily, TaskScores
+from audiobench.reports import (
+    Count,
+    Report,
+    Summary,
+    Unit,
+    mean_or_none,
+    parse_score_path,
+    score_at,
+)
+from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, error_in_context
 
 if TYPE_CHECKING:
     from audiobench.encoder import Encoder
@@ -60,217 +69,265 @@ if TYPE_CHECKING:
 __all__ = [
     "MULTICLASS_METRICS",
     "MULTILABEL_METRICS",
+    "PROBE_NAMES",
+    "ClassificationReport",
+    "ClassificationSummary",
     "ClassificationTask",
-    "error_in_context",
-    "parse_probe_score",
 ]
 
+#: The probes of :data:`audiobench.probes.PROBES`, named here so that declaring a task
+#: imports no torch (a test keeps the two equal).
+PROBE_NAMES: tuple[str, ...] = ("knn", "linear", "mlp", "attentive", "protobin")
 #: Metrics averaged over splits (multi-class); ``top_<k>_accuracy`` joins them when C > k.
 MULTICLASS_METRICS: tuple[str, ...] = ("accuracy", "balanced_accuracy", "f1_macro")
 #: Metrics averaged over splits (multi-label).
 MULTILABEL_METRICS: tuple[str, ...] = ("map", "f1_micro", "f1_macro")
-_COUNTS = ("n_samples", "n_classes", "n_splits", "n_classes_without_positives")
 
 
-def parse_probe_score(spec: str) -> tuple[str, str]:
-    """``"linear:accuracy"`` -> ("linear", "accuracy")."""
-    probe, sep, metric = spec.partition(":")
-    if not sep or not probe or not metric:
+def _top_k(name: str) -> int | None:
+    """k of ``"top_<k>_accuracy"`` (a positive integer), None for any other name."""
+    k = name.removeprefix("top_").removesuffix("_accuracy")
+    if f"top_{k}_accuracy" != name or not k.isdigit() or int(k) < 1:
+        return None
+    return int(k)
+
+
+def _probe_name(name: str) -> str:
+    if name not in PROBE_NAMES:
+        raise ValueError(f"unknown probe {name!r}; known: {', '.join(PROBE_NAMES)}")
+    return name
+
+
+def _multiclass_metric(name: str) -> str:
+    if name not in MULTICLASS_METRICS and _top_k(name) is None:
         raise ValueError(
-            f"main score {spec!r} must read '<probe>:<metric>', e.g. 'linear:accuracy'"
+            f"unknown metric; known: {', '.join(MULTICLASS_METRICS)}, top_<k>_accuracy"
         )
-    return probe, metric
+    return name
+
+
+def _multilabel_metric(name: str) -> str:
+    if name not in MULTILABEL_METRICS:
+        raise ValueError(f"unknown metric; known: {', '.join(MULTILABEL_METRICS)}")
+    return name
+
+
+ProbeName = Annotated[str, AfterValidator(_probe_name)]
+MulticlassMetric = Annotated[str, AfterValidator(_multiclass_metric)]
+MultilabelMetric = Annotated[str, AfterValidator(_multilabel_metric)]
+#: The metric names of a report: :data:`MulticlassMetric` or :data:`MultilabelMetric`.
+M = TypeVar("M")
+#: Spread of a [0, 1] metric over splits: at most half its range.
+_HalfUnit = Annotated[float, Field(ge=0.0, le=0.5)]
+
+
+def _variant_name(cls: type, params: tuple[Any, ...]) -> str:
+    """``ProbeEntry[multiclass]`` rather than the metric type's repr, in JSON Schema titles."""
+    return f"{cls.__name__}[{'multilabel' if params[0] is MultilabelMetric else 'multiclass'}]"
+
+
+class _KeyedFirst(Report):
+    """A report keyed by names (metrics, probes) held in its extra fields, written first.
+
+    The names come before the fixed fields in the JSON, as they always have.
+    """
+
+    model_config = ConfigDict(extra="allow")
+    model_parametrized_name = classmethod(_variant_name)  # type: ignore[assignment]
+
+    @model_serializer(mode="wrap")
+    def _names_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        names = [k for k in self.model_extra or {} if k in data]
+        return {**{k: data[k] for k in names}, **{k: v for k, v in data.items() if k not in names}}
+
+
+class SplitScores(_KeyedFirst, Generic[M]):
+    """One split's test report: metric name -> value, and its sizes."""
+
+    __pydantic_extra__: dict[M, Unit] = Field(init=False)
+    n_samples: Count
+    n_classes: Count
+    #: Multi-label only: classes without a positive test clip (left out of mAP).
+    n_classes_without_positives: Count | None = None
+
+
+class ProbeEntry(_KeyedFirst, Generic[M]):
+    """One probe on one subset: each metric's mean over splits, its spread, every split."""
+
+    __pydantic_extra__: dict[M, Unit] = Field(init=False)
+    n_samples: Count
+    n_classes: Count
+    n_splits: Count
+    std: dict[M, _HalfUnit] = Field(description="Population standard deviation over splits.")
+    per_split: dict[str, SplitScores[M]]
+
+
+class ClassificationReport(_KeyedFirst, Generic[M]):
+    """One subset: probe name -> :class:`ProbeEntry` for every probe that ran."""
+
+    __pydantic_extra__: dict[ProbeName, ProbeEntry[M]] = Field(init=False)
+    skipped_probes: dict[ProbeName, str] | None = Field(
+        default=None, description="Probes that could not run on this encoder, and why."
+    )
+
+
+class ClassificationSummary(Summary, Generic[M]):
+    """Unweighted mean over subsets: probe name -> metric name -> mean (None if undefined)."""
+
+    model_config = ConfigDict(extra="allow")
+    model_parametrized_name = classmethod(_variant_name)  # type: ignore[assignment]
+    __pydantic_extra__: dict[ProbeName, dict[M, Unit | None]] = Field(init=False)
+
+
+class MulticlassReport(ClassificationReport[MulticlassMetric]):
+    """One subset of a multi-class task."""
+
+
+class MultilabelReport(ClassificationReport[MultilabelMetric]):
+    """One subset of a multi-label task."""
+
+
+class MulticlassSummary(ClassificationSummary[MulticlassMetric]):
+    """Mean over subsets of a multi-class task."""
+
+
+class MultilabelSummary(ClassificationSummary[MultilabelMetric]):
+    """Mean over subsets of a multi-label task."""
 
 
 class ClassificationTask(Task):
     """Base class of probe-classification tasks; subclasses declare metadata and options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.CLASSIFICATION
-    #: Probes run by default (the primary probe of ``main_score`` is added when missing).
-    probes: ClassVar[tuple[str, ...]] = ("linear", "knn")
-    multilabel: ClassVar[bool] = False
-    label_separator: ClassVar[str] = ","
-    #: Declared cross-validation folds (as text); empty: the dataset has none.
-    folds: ClassVar[tuple[str, ...]] = ()
-    #: ``Clip.metadata`` key holding a clip's fold.
-    fold_key: ClassVar[str] = "fold"
-    #: No ``Clip.group`` (speaker, individual) on two sides of any split.
-    grouped: ClassVar[bool] = False
-    #: Seeded folds made when the dataset defines neither folds nor a test split.
-    generated_folds: ClassVar[int] = 5
-    #: Fixed keyword arguments per probe (e.g. ``{"mlp": {"epochs": 30}}``), recorded.
-    probe_params: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
-    top_k: ClassVar[int] = 5
-    #: Multi-label decision threshold on the probes' probabilities (F1 scores).
-    threshold: ClassVar[float] = 0.5
+    Report = MulticlassReport
+    Summary = MulticlassSummary
 
-    def __init__(
-        self,
-        *,
-        probes: Sequence[str] | None = None,
-        seed: int = 0,
-        device: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        from audiobench.probes import PROBES
+    class Options(TaskOptions):
+        probes: tuple[ProbeName, ...] = Field(
+            ("linear", "knn"),
+            description="Probes run; the main score's probe always runs (first).",
+        )
+        multilabel: bool = Field(
+            False, description="Labels are lists of class names joined by label_separator."
+        )
+        label_separator: str = Field(",", min_length=1, description="Multi-label separator.")
+        folds: tuple[str, ...] = Field(
+            (), description="The dataset's cross-validation folds (as text); empty: none."
+        )
+        fold_key: str = Field("fold", min_length=1, description="Clip.metadata key of the fold.")
+        grouped: bool = Field(
+            False, description="No Clip.group (speaker, individual) on two sides of any split."
+        )
+        generated_folds: int = Field(
+            5, ge=2, description="Seeded folds when the data has neither folds nor a test split."
+        )
+        probe_params: dict[ProbeName, dict[str, Any]] = Field(
+            default_factory=dict,
+            description="Fixed keyword arguments per probe, e.g. {'mlp': {'epochs': 30}}.",
+        )
+        top_k: int = Field(5, ge=1, description="k of top_<k>_accuracy (reported when C > k).")
+        threshold: float = Field(
+            0.5, ge=0.0, le=1.0, description="Multi-label decision threshold (F1 scores)."
+        )
+        seed: int = Field(0, description="Seed of generated folds and of every probe.")
 
-        primary, _ = parse_probe_score(self.metadata.main_score)
-        names = tuple(dict.fromkeys([primary, *(probes if probes is not None else self.probes)]))
-        unknown = [n for n in names if n not in PROBES]
-        if unknown:
-            raise ValueError(
-                f"task {self.name}: unknown probe(s) {unknown}; known: {', '.join(PROBES)}"
-            )
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
-        self.probe_names = names
-        self.seed = seed
-        self.device = device
+    options: Options = Options()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        meta = cls.__dict__.get("metadata")
-        if meta is None:
-            return
-        from audiobench.probes import PROBES
+        # Metric names differ between multi-class and multi-label tasks; validation follows.
+        multilabel = cls.options.multilabel
+        cls.Report = MultilabelReport if multilabel else MulticlassReport
+        cls.Summary = MultilabelSummary if multilabel else MulticlassSummary
 
-        probe, metric = parse_probe_score(meta.main_score)
-        if probe not in PROBES:
-            raise ValueError(f"task {meta.name}: main score names unknown probe {probe!r}")
-        known = _metric_names(cls.multilabel, cls.top_k)
+    @classmethod
+    def check_main_score(cls, path: tuple[str, ...]) -> None:
+        """``<probe>:<metric>``: a known probe and a metric this task reports."""
+        name = cls.metadata.name
+        if len(path) != 2:
+            raise ValueError(
+                f"task {name}: main score {':'.join(path)!r} must read '<probe>:<metric>', "
+                "e.g. 'linear:accuracy'"
+            )
+        probe, metric = path
+        if probe not in PROBE_NAMES:
+            raise ValueError(f"task {name}: main score names unknown probe {probe!r}")
+        known = _metric_names(cls.options.multilabel, cls.options.top_k)
         if metric not in known:
             raise ValueError(
-                f"task {meta.name}: main score metric {metric!r} is not one of {list(known)}"
+                f"task {name}: main score metric {metric!r} is not one of {list(known)}"
             )
 
-    # ------------------------------------------------------------------ checks
+    @classmethod
+    def resolve_options(cls, values: Mapping[str, Any]) -> Options:
+        """As :meth:`Task.resolve_options`; ``multilabel`` follows the labels, not the run."""
+        options = super().resolve_options(values)
+        assert isinstance(options, cls.Options)
+        declared = cls.options.multilabel
+        if options.multilabel != declared:
+            raise ValueError(
+                f"task {cls.metadata.name}: multilabel is fixed by the task's labels "
+                f"({declared}); it cannot be set per run"
+            )
+        return options
+
+    @property
+    def probe_names(self) -> tuple[str, ...]:
+        """The probes run: the main score's (primary) probe first, then the others."""
+        primary = parse_score_path(self.metadata.main_score)[0]
+        return tuple(dict.fromkeys([primary, *self.options.probes]))
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
         """A token-level primary probe needs frame sequences; nothing else is required."""
         from audiobench.probes import PROBES
 
-        primary, _ = parse_probe_score(cls.metadata.main_score)
+        primary = parse_score_path(cls.metadata.main_score)[0]
         reason = _token_skip_reason(encoder)
         if PROBES[primary].level == "token" and reason is not None:
             raise ValueError(f"task {cls.metadata.name}: primary probe {primary!r}: {reason}")
 
-    @classmethod
-    def score_problems(cls, scores: dict[str, Any]) -> list[str]:
-        """Unknown subsets, probes and metrics, and values outside their range.
-
-        Takes a result's ``scores`` (one entry per subset, ``default`` without subsets) or
-        its ``aggregates`` (``mean`` over subsets). Metrics lie in [0, 1]; their spread over
-        splits (``std``) in [0, 0.5]; counts are non-negative integers.
-        """
-        problems: list[str] = []
-        declared = cls.metadata.subsets or (DEFAULT_SUBSET,)
-        metrics = _metric_names(cls.multilabel, cls.top_k)
-        for key, entry in scores.items():
-            if key == "mean" and key not in declared:
-                problems += _mean_problems(key, entry, metrics)
-                continue
-            if key not in declared:
-                problems.append(f"{key}: unknown subset; the task declares {', '.join(declared)}")
-            if not isinstance(entry, dict):
-                problems.append(f"{key}: must be a mapping of probe names")
-                continue
-            for name, value in entry.items():
-                here = f"{key}.{name}"
-                if name == "skipped_probes":
-                    problems += _skipped_problems(here, value)
-                elif name not in _probe_names():
-                    problems.append(f"{here}: unknown probe; known: {', '.join(_probe_names())}")
-                else:
-                    problems += _probe_entry_problems(here, value, metrics)
-        return problems
+    def protocol(self) -> dict[str, Any]:
+        o = self.options
+        return {
+            "protocol": {
+                "probes": list(self.probe_names),
+                "primary_probe": self.probe_names[0],
+                "multilabel": o.multilabel,
+                "label_separator": o.label_separator if o.multilabel else None,
+                "grouped": o.grouped,
+                "folds": list(o.folds),
+                "fold_key": o.fold_key if o.folds else None,
+                "generated_folds": o.generated_folds,
+                "seed": o.seed,
+                "top_k": o.top_k,
+                "threshold": o.threshold if o.multilabel else None,
+                "probe_params": {k: dict(v) for k, v in o.probe_params.items()},
+            }
+        }
 
     # ------------------------------------------------------------------ evaluation
 
-    def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> Report:
         from audiobench.probes import PROBES
 
-        if not clips:
-            raise ValueError(f"task {self.name}: no clips to evaluate")
+        where = subset.where
         reason = _token_skip_reason(embedder.encoder)
         skipped = {
             n: reason for n in self.probe_names if PROBES[n].level == "token" and reason is not None
         }
         run = tuple(n for n in self.probe_names if n not in skipped)
-        per_subset: dict[str, dict[str, Any]] = {}
-        split_details: dict[str, Any] = {}
-        probe_details: dict[str, Any] = {}
-        for subset, group in self.clips_by_subset(clips).items():
-            entry, splits_info, configs = self._evaluate_subset(embedder, subset, group, run)
-            if skipped:
-                entry["skipped_probes"] = dict(skipped)
-            per_subset[subset] = entry
-            split_details[subset] = splits_info
-            probe_details[subset] = configs
-        primary, metric = parse_probe_score(self.metadata.main_score)
-        aggregates: dict[str, dict[str, Any]] = {}
-        if len(per_subset) > 1:
-            aggregates["mean"] = _mean_over_subsets(per_subset)
-            main = aggregates["mean"].get(primary, {}).get(metric)
-        else:
-            main = next(iter(per_subset.values())).get(primary, {}).get(metric)
-        return TaskScores(
-            main_score=main,
-            scores=per_subset,
-            aggregates=aggregates,
-            details={
-                "protocol": {
-                    "probes": list(self.probe_names),
-                    "primary_probe": primary,
-                    "multilabel": self.multilabel,
-                    "label_separator": self.label_separator if self.multilabel else None,
-                    "grouped": self.grouped,
-                    "folds": list(self.folds),
-                    "fold_key": self.fold_key if self.folds else None,
-                    "generated_folds": self.generated_folds,
-                    "seed": self.seed,
-                    "top_k": self.top_k,
-                    "threshold": self.threshold if self.multilabel else None,
-                    "probe_params": {k: dict(v) for k, v in self.probe_params.items()},
-                },
-                "splits": split_details,
-                "probes": probe_details,
-            },
-        )
-
-    def evaluation_splits(self, clips: Sequence[Clip]) -> tuple[str, list[Split]]:
-        """How the probes split ``clips`` (one subset): the method and the checked splits.
-
-        The method is ``"folds"``, ``"given"``, ``"grouped_folds"`` or ``"generated_folds"``
-        (see the module docstring); split indices are positions in ``clips``.
-        """
-        where = f"task {self.name}"
-        targets, class_names = self._targets(list(clips), where)
-        return self._splits(list(clips), targets, class_names, where)
-
-    def _evaluate_subset(
-        self, embedder: Embedder, subset: str, clips: list[Clip], run: tuple[str, ...]
-    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-        from audiobench.probes import PROBES
-
-        where = f"task {self.name}" + (f", subset {subset}" if subset != DEFAULT_SUBSET else "")
-        unlabelled = [c.id for c in clips if c.label is None]
-        if unlabelled:
-            raise ValueError(
-                f"{where}: {len(unlabelled)} clip(s) have no label: {_ids(unlabelled)}"
-            )
         vector = [n for n in run if PROBES[n].level == "vector"]
         token = [n for n in run if PROBES[n].level == "token"]
-        label = f"{self.name}" + (f" {subset}" if subset != DEFAULT_SUBSET else "")
-        kept = clips
+        kept = subset.clips
         vectors: list[np.ndarray] = []
         frames: list[np.ndarray] = []
         if vector:
-            kept, vectors = embedder.embed(clips, label)
+            kept, vectors = embedder.embed(kept, subset.label)
         n_dropped_unpooled = 0
         if token:
-            kept_frames, frames = embedder.embed(kept, f"{label} frames", pooled=False)
+            kept_frames, frames = embedder.embed(kept, f"{subset.label} frames", pooled=False)
             if len(kept_frames) != len(kept):
                 # All probes see the same clips: drop those the unpooled pass left out.
                 ids = {c.id for c in kept_frames}
@@ -285,7 +342,7 @@ class ClassificationTask(Task):
         X = collate(vectors) if vector else None
         results: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in run}
         configs: dict[str, dict[str, Any]] = {n: {} for n in run}
-        bar = embedder.track(f"{label} probes", len(splits) * len(run), "fits")
+        bar = embedder.track(f"{subset.label} probes", len(splits) * len(run), "fits")
         try:
             for split in splits:
                 for name in run:
@@ -298,9 +355,6 @@ class ClassificationTask(Task):
                     bar.advance(1)
         finally:
             bar.close()
-        entry = {
-            name: _average_splits(results[name], self._metrics(), len(class_names)) for name in run
-        }
         info: dict[str, Any] = {
             "method": method,
             "n_clips": len(kept),
@@ -316,24 +370,48 @@ class ClassificationTask(Task):
         }
         if n_dropped_unpooled:
             info["n_dropped_unpooled"] = n_dropped_unpooled
-        if method == "given" and not self.grouped:
+        if method == "given" and not self.options.grouped:
             shared = _groups_in_several_parts(kept, splits[0])
             if shared is not None:
                 info["groups_in_several_parts"] = shared
-        return entry, info, configs
+        subset.details["splits"] = info
+        subset.details["probes"] = configs
+        entries: dict[str, Any] = {n: _average_splits(results[n], len(class_names)) for n in run}
+        if skipped:
+            entries["skipped_probes"] = skipped
+        return self.Report.model_validate(entries)
 
-    def _metrics(self) -> tuple[str, ...]:
-        return MULTILABEL_METRICS if self.multilabel else MULTICLASS_METRICS
+    def summarize(self, reports: Mapping[str, Report]) -> Summary:
+        """Unweighted mean over subsets of every probe's metrics (None if a subset lacks one)."""
+        first = next(iter(reports.values()))
+        means: dict[str, dict[str, float | None]] = {}
+        for probe, entry in (first.model_extra or {}).items():
+            means[probe] = {
+                metric: mean_or_none(score_at(r, (probe, metric)) for r in reports.values())
+                for metric in entry.model_extra or {}
+            }
+        return self.Summary.model_validate({"subsets": list(reports), **means})
+
+    def evaluation_splits(self, clips: Sequence[Clip]) -> tuple[str, list[Split]]:
+        """How the probes split ``clips`` (one subset): the method and the checked splits.
+
+        The method is ``"folds"``, ``"given"``, ``"grouped_folds"`` or ``"generated_folds"``
+        (see the module docstring); split indices are positions in ``clips``.
+        """
+        where = f"task {self.name}"
+        targets, class_names = self._targets(list(clips), where)
+        return self._splits(list(clips), targets, class_names, where)
 
     def _targets(self, clips: list[Clip], where: str) -> tuple[Any, list[str]]:
         """Multi-class: the label strings and sorted class names; multi-label: indicator rows."""
-        if not self.multilabel:
+        o = self.options
+        if not o.multilabel:
             labels = [str(c.label) for c in clips]
             return labels, sorted(set(labels))
         sets = []
         empty = []
         for clip in clips:
-            names = {p.strip() for p in str(clip.label).split(self.label_separator)} - {""}
+            names = {p.strip() for p in str(clip.label).split(o.label_separator)} - {""}
             if not names:
                 empty.append(clip.id)
             sets.append(names)
@@ -358,8 +436,9 @@ class ClassificationTask(Task):
             split_from_labels,
         )
 
+        o = self.options
         groups: list[str] | None = None
-        if self.grouped:
+        if o.grouped:
             missing = [c.id for c in clips if c.group is None]
             if missing:
                 raise ValueError(
@@ -369,28 +448,28 @@ class ClassificationTask(Task):
             groups = [str(c.group) for c in clips]
         split_values = {c.split for c in clips}
         try:
-            if self.folds:
+            if o.folds:
                 method = "folds"
                 splits = fold_splits(self._fold_ids(clips, where))
             elif split_values - {"train", None}:
                 method = "given"
                 splits = [split_from_labels([c.split for c in clips])]  # type: ignore[misc]
             else:
-                method = "grouped_folds" if self.grouped else "generated_folds"
+                method = "grouped_folds" if o.grouped else "generated_folds"
                 splits = grouped_folds(
                     targets,
                     groups if groups is not None else [c.id for c in clips],
-                    n_splits=self.generated_folds,
-                    seed=self.seed,
-                    multilabel=self.multilabel,
+                    n_splits=o.generated_folds,
+                    seed=o.seed,
+                    multilabel=o.multilabel,
                 )
             for split in splits:
                 check_split(
                     split,
                     targets,
                     groups,
-                    multilabel=self.multilabel,
-                    class_names=class_names if self.multilabel else None,
+                    multilabel=o.multilabel,
+                    class_names=class_names if o.multilabel else None,
                 )
         except ValueError as exc:
             raise error_in_context(exc, where) from exc
@@ -398,12 +477,13 @@ class ClassificationTask(Task):
 
     def _fold_ids(self, clips: list[Clip], where: str) -> list[int | str]:
         """Each clip's fold, checked against the declared ones (integers when all are)."""
-        declared = {str(f) for f in self.folds}
-        values = [c.metadata.get(self.fold_key) for c in clips]
+        o = self.options
+        declared = {str(f) for f in o.folds}
+        values = [c.metadata.get(o.fold_key) for c in clips]
         missing = [c.id for c, v in zip(clips, values, strict=True) if v is None or v == ""]
         if missing:
             raise ValueError(
-                f"{where}: {len(missing)} clip(s) have no {self.fold_key!r}: {_ids(missing)}"
+                f"{where}: {len(missing)} clip(s) have no {o.fold_key!r}: {_ids(missing)}"
             )
         text = [str(v) for v in values]
         odd = sorted({v for v in text if v not in declared})
@@ -428,10 +508,11 @@ class ClassificationTask(Task):
         from audiobench.probes import PROBES, make_probe
         from audiobench.probes.neural import TorchProbe
 
-        kwargs: dict[str, Any] = dict(self.probe_params.get(name, {}))
+        o = self.options
+        kwargs: dict[str, Any] = dict(o.probe_params.get(name, {}))
         if issubclass(PROBES[name], TorchProbe) and self.device is not None:
             kwargs.setdefault("device", self.device)
-        probe = make_probe(name, multilabel=self.multilabel, seed=self.seed, **kwargs)
+        probe = make_probe(name, multilabel=o.multilabel, seed=o.seed, **kwargs)
 
         def part(values: Any, index: np.ndarray) -> Any:
             if isinstance(values, np.ndarray):
@@ -455,18 +536,18 @@ class ClassificationTask(Task):
         except ValueError as exc:
             raise error_in_context(exc, f"{where}, split {split.name!r}, probe {name!r}") from exc
         y_test = part(targets, split.test)
-        if self.multilabel:
+        if o.multilabel:
             report = classification_scores(
                 y_test,
                 scores,
                 multilabel=True,
                 classes=class_names,
-                top_k=self.top_k,
-                threshold=self.threshold,
+                top_k=o.top_k,
+                threshold=o.threshold,
             )
         else:
             report = classification_scores(
-                y_test, scores, classes=[str(c) for c in probe.classes_], top_k=self.top_k
+                y_test, scores, classes=[str(c) for c in probe.classes_], top_k=o.top_k
             )
         return report, probe.config()
 
@@ -478,24 +559,6 @@ def _ids(ids: Sequence[str]) -> str:
     from audiobench.metrics.validation import describe_clips
 
     return describe_clips(list(ids))
-
-
-def error_in_context(exc: ValueError, where: str) -> ValueError:
-    """The same kind of error, its message prefixed with where it happened."""
-    from audiobench.metrics.errors import InvalidEmbeddingsError
-    from audiobench.probes import GroupLeakError, MissingClassError
-
-    message = f"{where}: {exc}"
-    if isinstance(exc, MissingClassError):
-        return MissingClassError(message, exc.classes, exc.split)
-    if isinstance(exc, GroupLeakError):
-        return GroupLeakError(message, exc.groups, exc.split)
-    if isinstance(exc, InvalidEmbeddingsError):
-        return InvalidEmbeddingsError(message, exc.clip_ids)
-    try:
-        return type(exc)(message)
-    except TypeError:  # an exception type with a richer constructor
-        return ValueError(message)
 
 
 #: Below this many input values, vector probes run with one BLAS thread (see _blas_threads).
@@ -550,13 +613,14 @@ def _metric_names(multilabel: bool, top_k: int) -> tuple[str, ...]:
     return (*MULTICLASS_METRICS, f"top_{top_k}_accuracy")
 
 
-def _average_splits(
-    reports: dict[str, dict[str, Any]], metrics: tuple[str, ...], n_classes: int
-) -> dict[str, Any]:
+#: Keys of a split's report that are sizes, not metrics.
+_COUNTS = ("n_samples", "n_classes", "n_classes_without_positives")
+
+
+def _average_splits(reports: dict[str, dict[str, Any]], n_classes: int) -> dict[str, Any]:
     """Mean and population std over splits of every metric present in all of them."""
     first = next(iter(reports.values()))
-    names = [m for m in first if m not in _COUNTS]
-    names = [m for m in names if all(m in r for r in reports.values())]
+    names = [m for m in first if m not in _COUNTS and all(m in r for r in reports.values())]
     entry: dict[str, Any] = {}
     std: dict[str, float] = {}
     for metric in names:
@@ -568,23 +632,7 @@ def _average_splits(
     entry["n_splits"] = len(reports)
     entry["std"] = std
     entry["per_split"] = reports
-    assert set(metrics) <= set(entry), (metrics, entry)
     return entry
-
-
-def _mean_over_subsets(per_subset: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Unweighted mean over subsets of every probe's metrics (None if a subset lacks one)."""
-    subsets = list(per_subset)
-    mean: dict[str, Any] = {"subsets": subsets}
-    probes = [p for p in per_subset[subsets[0]] if p != "skipped_probes"]
-    for probe in probes:
-        entry = per_subset[subsets[0]][probe]
-        metrics = [m for m in entry if m not in _COUNTS and m not in ("std", "per_split")]
-        mean[probe] = {}
-        for metric in metrics:
-            values = [per_subset[s].get(probe, {}).get(metric) for s in subsets]
-            mean[probe][metric] = None if any(v is None for v in values) else float(np.mean(values))
-    return mean
 
 
 def _groups_in_several_parts(clips: list[Clip], split: Split) -> int | None:
@@ -598,74 +646,3 @@ def _groups_in_several_parts(clips: list[Clip], split: Split) -> int | None:
     if not owner:
         return None
     return sum(1 for parts in owner.values() if len(parts) > 1)
-
-
-def _probe_names() -> tuple[str, ...]:
-    from audiobench.probes import PROBES
-
-    return tuple(PROBES)
-
-
-def _report_problems(where: str, report: Any, metrics: tuple[str, ...]) -> list[str]:
-    """One metrics mapping: known metric names in [0, 1], counts non-negative integers."""
-    if not isinstance(report, dict):
-        return [f"{where}: must be a mapping of metric names"]
-    problems: list[str] = []
-    for key, value in report.items():
-        if key in metrics:
-            problems += number_problem(f"{where}.{key}", value, 0.0, 1.0)
-        elif key in _COUNTS:
-            problems += count_problem(f"{where}.{key}", value)
-        else:
-            problems.append(f"{where}.{key}: unknown metric; known: {', '.join(metrics)}")
-    return problems
-
-
-def _probe_entry_problems(where: str, entry: Any, metrics: tuple[str, ...]) -> list[str]:
-    if not isinstance(entry, dict):
-        return [f"{where}: must be a mapping of metric names"]
-    flat = {k: v for k, v in entry.items() if k not in ("std", "per_split")}
-    problems = _report_problems(where, flat, metrics)
-    std = entry.get("std", {})
-    if not isinstance(std, dict):
-        problems.append(f"{where}.std: must be a mapping of metric names")
-    else:
-        for key, value in std.items():
-            if key not in metrics:
-                problems.append(f"{where}.std.{key}: unknown metric")
-            else:
-                problems += number_problem(f"{where}.std.{key}", value, 0.0, 0.5)
-    per_split = entry.get("per_split", {})
-    if not isinstance(per_split, dict):
-        problems.append(f"{where}.per_split: must be a mapping of split names")
-    else:
-        for split, report in per_split.items():
-            problems += _report_problems(f"{where}.per_split.{split}", report, metrics)
-    return problems
-
-
-def _skipped_problems(where: str, value: Any) -> list[str]:
-    if not isinstance(value, dict):
-        return [f"{where}: must map probe names to reasons"]
-    return [
-        f"{where}.{name}: unknown probe or a reason that is not text"
-        for name, reason in value.items()
-        if name not in _probe_names() or not isinstance(reason, str)
-    ]
-
-
-def _mean_problems(where: str, entry: Any, metrics: tuple[str, ...]) -> list[str]:
-    if not isinstance(entry, dict):
-        return [f"{where}: must be a mapping"]
-    problems: list[str] = []
-    subsets = entry.get("subsets")
-    if not isinstance(subsets, list) or not all(isinstance(s, str) for s in subsets):
-        problems.append(f"{where}.subsets: must be a list of subset names")
-    for name, value in entry.items():
-        if name == "subsets":
-            continue
-        if name not in _probe_names():
-            problems.append(f"{where}.{name}: unknown probe")
-        else:
-            problems += _report_problems(f"{where}.{name}", value, metrics)
-    return problems

@@ -4,12 +4,12 @@
 it carries ``metadata["candidates"]``. A query's
 
 - ``candidates`` are texts (``candidate_modality="text"``) or clip ids of other clips of the
-  task (``"audio"``);
+  task (``"audio"``, from any subset);
 - ``positives`` are the relevant candidates (texts or clip ids).
 
 Both are lists (a Hugging Face sequence column) or, in a folder ``labels.csv``, one string
-with the items joined by ``|`` (:data:`~audiobench.families.retrieval.LIST_SEPARATOR`; so a
-text candidate cannot contain ``|``). A candidate is relevant when it equals one of the
+with the items joined by ``|`` (:data:`~audiobench.families.ranking_inputs.LIST_SEPARATOR`; so
+a text candidate cannot contain ``|``). A candidate is relevant when it equals one of the
 positives; a positive that is not among the candidates marks nothing (it still serves as a
 reference transcript, below).
 
@@ -31,45 +31,79 @@ audio candidate id that is not a clip of the task is an error. Clips the runner 
 (``--on-error skip``) drop their queries (``n_queries_unembedded``) and candidate entries
 (``n_candidates_unembedded``). Text candidates need an encoder with a text tower.
 
-Subsets (``Clip.subset``) are scored separately and averaged as in the retrieval family.
+Subsets (``Clip.subset``) holding queries are scored separately (a subset of candidate clips
+only is not a subset of the scores); with several, ``aggregates["mean"]`` holds the unweighted
+mean of every metric and the main score is that mean.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
+from pydantic import AfterValidator, ConfigDict, Field
 
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
-from audiobench.families.retrieval import (
-    MAX_LISTED,
-    check_ks,
+from audiobench.families.ranking_inputs import (
+    MAX_LISTED_IDS,
     check_same_width,
-    describe,
     embed_audio_matrix,
     embed_text_matrix,
     parse_list,
-    summarize_subsets,
     unit_rows,
 )
-from audiobench.families.score_checks import cutoff_metric, flat_score_problems
-from audiobench.task import Embedder, Task, TaskFamily, TaskScores
+from audiobench.metrics.validation import describe_clips
+from audiobench.reports import Count, NonNegative, Report, Summary, Unit, mean_or_none
+from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
 
-__all__ = ["RerankingTask", "closest_references"]
+__all__ = ["RerankingReport", "RerankingSummary", "RerankingTask", "closest_references"]
 
-_COUNTS = frozenset(
-    {
-        "n_queries",
-        "n_skipped",
-        "n_skipped_empty",
-        "n_skipped_no_relevant",
-        "n_candidates",
-        "n_queries_unembedded",
-        "n_candidates_unembedded",
-    }
-)
+#: Metrics that are means over queries of [0, 1] values, and the error rates (≥ 0).
+RANKING_METRICS = ("map", "mrr", "ndcg")
+ERROR_RATES = ("wer", "cer")
+
+
+def _ndcg_at(name: str) -> str:
+    k = name.removeprefix("ndcg@")
+    if k == name or not k.isdigit() or int(k) < 1 or k != str(int(k)):
+        raise ValueError("unknown metric; known: map, mrr, ndcg, ndcg@<k>, wer, cer")
+    return name
+
+
+NdcgAt = Annotated[str, AfterValidator(_ndcg_at)]
+
+
+class RerankingScores(Report):
+    """mAP, MRR, nDCG over the whole list and at the cut-off (``ndcg@<k>``), WER/CER."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[NdcgAt, Unit | None] = Field(init=False)
+    map: Unit | None
+    mrr: Unit | None
+    ndcg: Unit | None
+    #: Text candidates only: error rates of the top candidate (corpus level, may exceed 1).
+    wer: NonNegative | None = None
+    cer: NonNegative | None = None
+
+
+class RerankingReport(RerankingScores):
+    """One subset: the metrics over its evaluated queries, and what was counted."""
+
+    n_queries: Count
+    n_skipped: Count
+    n_skipped_empty: Count
+    n_skipped_no_relevant: Count
+    n_candidates: Count
+    n_queries_unembedded: Count
+    n_candidates_unembedded: Count
+
+
+class RerankingSummary(Summary, RerankingScores):
+    """Unweighted mean over subsets of every metric (None if undefined in any subset)."""
+
+    n_subsets: Count
 
 
 def closest_references(
@@ -97,147 +131,153 @@ def closest_references(
 
 
 class RerankingTask(Task):
-    """Base of reranking tasks; a concrete task sets metadata and the class options below."""
+    """Base of reranking tasks; a concrete task sets metadata and, where needed, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.RERANKING
-    candidate_modality: ClassVar[Literal["audio", "text"]] = "text"
-    query_split: ClassVar[str] = "query"
-    ndcg_k: ClassVar[int] = 10
-    on_missing: ClassVar[Literal["raise", "skip"]] = "raise"
-    #: Text normalisation for WER/CER (always lowercased).
-    strip_punctuation: ClassVar[bool] = False
+    Report = RerankingReport
+    Summary = RerankingSummary
+    needs_labels = False  # relevance comes from each query's positives
 
-    def __init__(
-        self,
-        *,
-        ndcg_k: int | None = None,
-        on_missing: Literal["raise", "skip"] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.ndcg_k = check_ks([ndcg_k if ndcg_k is not None else type(self).ndcg_k], "ndcg_k")[0]
-        self.on_missing = on_missing or type(self).on_missing
-        if self.on_missing not in ("raise", "skip"):
-            raise ValueError(f"on_missing must be 'raise' or 'skip', got {self.on_missing!r}")
+    class Options(TaskOptions):
+        candidate_modality: Literal["audio", "text"] = Field(
+            "text", description="Candidates are texts, or clip ids of the task's clips."
+        )
+        query_split: str = Field(
+            "query", description="Split of query clips (clips with candidates are queries too)."
+        )
+        ndcg_k: int = Field(10, ge=1, description="Cut-off of nDCG@k.")
+        on_missing: Literal["raise", "skip"] = Field(
+            "raise", description="An empty list or no relevant candidate: error, or leave out."
+        )
+        strip_punctuation: bool = Field(
+            False, description="WER/CER: remove punctuation (texts are always lowercased)."
+        )
+
+    options: Options = Options()
+    #: Every clip of the evaluation by id (set by :meth:`evaluate`): audio candidates may
+    #: sit in any subset.
+    _clips_by_id: dict[str, Clip]
+
+    @classmethod
+    def check_main_score(cls, path: tuple[str, ...]) -> None:
+        reported = {*RANKING_METRICS, f"ndcg@{cls.options.ndcg_k}"}
+        if cls.options.candidate_modality == "text":
+            reported |= set(ERROR_RATES)
+        if len(path) != 1 or path[0] not in reported:
+            raise ValueError(
+                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
+                f"{sorted(reported)}"
+            )
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
-        if cls.candidate_modality == "text" and Modality.TEXT not in encoder.meta.modalities:
+        if (
+            cls.options.candidate_modality == "text"
+            and Modality.TEXT not in encoder.meta.modalities
+        ):
             raise ValueError(
                 f"model {encoder.meta.name!r} has no text encoder; {cls.__name__} ranks text "
                 "candidates and needs an audio-text model (or an ASR -> text-embedding cascade)"
             )
 
-    @classmethod
-    def score_problems(cls, scores: dict[str, Any]) -> list[str]:
-        """Unknown subsets and metrics, ranking metrics outside [0, 1], negative error rates."""
-
-        def bounds(name: str) -> tuple[float, float] | None:
-            if name in ("map", "mrr", "ndcg") or cutoff_metric(name, ("ndcg@",)):
-                return (0.0, 1.0)
-            if name in ("wer", "cer"):
-                return (0.0, float("inf"))
-            return None
-
-        return flat_score_problems(
-            scores,
-            subsets=cls.metadata.subsets,
-            metric_range=bounds,
-            counts=_COUNTS,
-            known="map, mrr, ndcg, ndcg@<k>, wer, cer",
-        )
-
-    def is_query(self, clip: Clip) -> bool:
-        return clip.split == self.query_split or "candidates" in clip.metadata
-
-    def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
-        if not clips:
-            raise ValueError(f"task {self.name}: no clips to evaluate")
-        by_id = {clip.id: clip for clip in clips}
-        per_subset: dict[str, dict[str, Any]] = {}
-        skipped: dict[str, dict[str, Any]] = {}
-        for subset, group in self.clips_by_subset(clips).items():
-            queries = [clip for clip in group if self.is_query(clip)]
-            if not queries:
-                continue  # a subset of candidate clips only
-            per_subset[subset], skipped[subset] = self._evaluate_group(
-                embedder, subset, queries, by_id
-            )
-        if not per_subset:
-            raise ValueError(
-                f"task {self.name}: no query clips (split {self.query_split!r} or "
-                "metadata['candidates'])"
-            )
-        main, aggregates = summarize_subsets(per_subset, self.metadata.main_score, _COUNTS)
-        details: dict[str, Any] = {
-            "candidate_modality": self.candidate_modality,
+    def protocol(self) -> dict[str, Any]:
+        o = self.options
+        protocol: dict[str, Any] = {
+            "candidate_modality": o.candidate_modality,
             "similarity": "cosine",
-            "ndcg_k": self.ndcg_k,
-            "on_missing": self.on_missing,
-            "skipped_queries": skipped,
+            "ndcg_k": o.ndcg_k,
+            "on_missing": o.on_missing,
         }
-        if self.candidate_modality == "text":
-            details["text_normalization"] = {
+        if o.candidate_modality == "text":
+            protocol["text_normalization"] = {
                 "lowercase": True,
-                "strip_punctuation": self.strip_punctuation,
+                "strip_punctuation": o.strip_punctuation,
                 "reference": "closest positive",
             }
-        return TaskScores(
-            main_score=main, scores=per_subset, aggregates=aggregates, details=details
+        return protocol
+
+    def is_query(self, clip: Clip) -> bool:
+        return clip.split == self.options.query_split or "candidates" in clip.metadata
+
+    def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
+        """As :meth:`Task.evaluate`, with audio candidates looked up among all ``clips``."""
+        self._clips_by_id = {clip.id: clip for clip in clips}
+        return super().evaluate(embedder, clips)
+
+    def clips_by_subset(self, clips: Sequence[Clip]) -> dict[str, list[Clip]]:
+        """The subsets that hold queries (the others only supply audio candidates)."""
+        groups = {
+            name: group
+            for name, group in super().clips_by_subset(clips).items()
+            if any(self.is_query(clip) for clip in group)
+        }
+        if clips and not groups:
+            raise ValueError(
+                f"task {self.name}: no query clips (split {self.options.query_split!r} or "
+                "metadata['candidates'])"
+            )
+        return groups
+
+    def summarize(self, reports: Mapping[str, Report]) -> RerankingSummary:
+        typed = [r for r in reports.values() if isinstance(r, RerankingReport)]
+        names = list(dict.fromkeys(n for r in typed for n in r.model_extra or {}))
+        fixed = [*RANKING_METRICS, *(m for m in ERROR_RATES if m in typed[0].model_fields_set)]
+        return RerankingSummary(
+            **{m: mean_or_none(getattr(r, m) for r in typed) for m in fixed},
+            **{n: mean_or_none((r.model_extra or {}).get(n) for r in typed) for n in names},
+            n_subsets=len(typed),
+            subsets=list(reports),
         )
 
-    def _lists(
-        self, queries: Sequence[Clip], by_id: dict[str, Clip]
-    ) -> tuple[list[list[str]], list[list[str]]]:
+    def _lists(self, queries: Sequence[Clip]) -> tuple[list[list[str]], list[list[str]]]:
         candidates, positives = [], []
         for clip in queries:
             cands = parse_list(clip.metadata.get("candidates"), field="candidates", clip_id=clip.id)
             pos = parse_list(clip.metadata.get("positives"), field="positives", clip_id=clip.id)
-            if self.candidate_modality == "audio":
-                unknown = [c for c in dict.fromkeys(cands) if c not in by_id]
+            if self.options.candidate_modality == "audio":
+                unknown = [c for c in dict.fromkeys(cands) if c not in self._clips_by_id]
                 if unknown:
                     raise ValueError(
                         f"task {self.name}: query clip {clip.id!r} lists candidate(s) "
-                        f"{describe(unknown)} that are not clips of the task"
+                        f"{describe_clips(unknown)} that are not clips of the task"
                     )
             candidates.append(cands)
             positives.append(pos)
         return candidates, positives
 
-    def _evaluate_group(
+    def _candidate_matrix(
         self,
         embedder: Embedder,
-        subset: str,
+        subset: Subset,
         queries: Sequence[Clip],
-        by_id: dict[str, Clip],
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        from audiobench.metrics import (
-            character_error_rate,
-            reranking_scores,
-            top_candidates,
-            word_error_rate,
-        )
-
-        candidates, positives = self._lists(queries, by_id)
+        candidates: list[list[str]],
+    ) -> tuple[dict[str, int], np.ndarray, dict[str, int], np.ndarray]:
+        """Rows of the queries' audio, and rows of the candidates (texts or clip ids)."""
         audio_clips = {clip.id: clip for clip in queries}
-        if self.candidate_modality == "audio":
+        if self.options.candidate_modality == "audio":
             for cands in candidates:
-                audio_clips.update((c, by_id[c]) for c in cands)
-        rows, audio = embed_audio_matrix(
-            embedder, list(audio_clips.values()), f"{self.name} {subset}"
-        )
-        if self.candidate_modality == "text":
-            texts = [c for cands in candidates for c in cands]
-            text_rows, text = embed_text_matrix(embedder, texts, f"{self.name} {subset} texts")
-            if text_rows and rows:
-                check_same_width(audio, text, "audio", "text", embedder.encoder.meta.name)
-            cand_rows, cand_matrix = text_rows, text
-        else:
-            cand_rows, cand_matrix = rows, audio
+                audio_clips.update((c, self._clips_by_id[c]) for c in cands)
+        rows, audio = embed_audio_matrix(embedder, list(audio_clips.values()), subset.label)
+        if self.options.candidate_modality == "audio":
+            return rows, audio, rows, audio
+        texts = [c for cands in candidates for c in cands]
+        text_rows, text = embed_text_matrix(embedder, texts, f"{subset.label} texts")
+        if text_rows and rows:
+            check_same_width(audio, text, "audio", "text", embedder.encoder.meta.name)
+        return rows, audio, text_rows, text
 
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> RerankingReport:
+        from audiobench.metrics import reranking_scores
+
+        o = self.options
+        queries = [clip for clip in subset.clips if self.is_query(clip)]
+        candidates, positives = self._lists(queries)
+        rows, audio, cand_rows, cand_matrix = self._candidate_matrix(
+            embedder, subset, queries, candidates
+        )
         q_ids = [clip.id for clip in queries if clip.id in rows]
         if not q_ids:
-            raise ValueError(f"task {self.name}, subset {subset}: no query could be embedded")
+            raise ValueError(f"{subset.where}: no query could be embedded")
         q_unit = dict(
             zip(q_ids, unit_rows(audio[[rows[i] for i in q_ids]], q_ids, "query"), strict=True)
         )
@@ -251,23 +291,23 @@ class RerankingTask(Task):
             kept.append((clip, usable, pos))
         empty = [clip.id for clip, cands, _ in kept if not cands]
         no_relevant = [clip.id for clip, cands, pos in kept if cands and not set(cands) & set(pos)]
-        if (empty or no_relevant) and self.on_missing == "raise":
+        if (empty or no_relevant) and o.on_missing == "raise":
             parts = []
             if empty:
-                parts.append(f"{len(empty)} with an empty candidate list ({describe(empty)})")
+                parts.append(f"{len(empty)} with an empty candidate list ({describe_clips(empty)})")
             if no_relevant:
                 parts.append(
-                    f"{len(no_relevant)} without a relevant candidate ({describe(no_relevant)})"
+                    f"{len(no_relevant)} without a relevant candidate "
+                    f"({describe_clips(no_relevant)})"
                 )
             raise ValueError(
-                f"task {self.name}, subset {subset}: of {len(kept)} queries, "
+                f"{subset.where}: of {len(kept)} queries, "
                 + " and ".join(parts)
                 + "; pass on_missing='skip' to leave them out (counted in the result)"
             )
         if len(empty) + len(no_relevant) == len(kept):
             raise ValueError(
-                f"task {self.name}, subset {subset}: no query has a non-empty candidate list "
-                "with a relevant candidate"
+                f"{subset.where}: no query has a non-empty candidate list with a relevant candidate"
             )
 
         score_lists: list[np.ndarray] = []
@@ -280,33 +320,39 @@ class RerankingTask(Task):
             else:
                 score_lists.append(np.zeros(0))
             relevance.append(np.array([c in set(pos) for c in cands], dtype=bool))
-        report: dict[str, Any] = reranking_scores(
-            relevance, score_lists, ndcg_k=self.ndcg_k, on_missing=self.on_missing
+        scores: dict[str, Any] = reranking_scores(
+            relevance, score_lists, ndcg_k=o.ndcg_k, on_missing=o.on_missing
         )
-        if self.candidate_modality == "text":
-            evaluated = [
-                i for i, (_, cands, pos) in enumerate(kept) if cands and set(cands) & set(pos)
-            ]
-            best = top_candidates([score_lists[i] for i in evaluated])
-            hyps = [kept[i][1][b] for i, b in zip(evaluated, best, strict=True)]
-            refs = [kept[i][2] for i in evaluated]
-            norm = {"lowercase": True, "strip_punctuation": self.strip_punctuation}
-            report["wer"] = word_error_rate(
-                closest_references(refs, hyps, "word", **norm), hyps, **norm
-            )
-            report["cer"] = character_error_rate(
-                closest_references(refs, hyps, "char", **norm), hyps, **norm
-            )
-        report.update(
+        if o.candidate_modality == "text":
+            scores.update(self._error_rates(kept, score_lists))
+        subset.details["skipped_queries"] = {
+            "n_empty": len(empty),
+            "n_no_relevant": len(no_relevant),
+            "n_unembedded": len(queries) - len(kept),
+            "empty_ids": empty[:MAX_LISTED_IDS],
+            "no_relevant_ids": no_relevant[:MAX_LISTED_IDS],
+        }
+        return RerankingReport(
+            **scores,
             n_candidates=int(sum(len(cands) for _, cands, _ in kept)),
             n_queries_unembedded=len(queries) - len(kept),
             n_candidates_unembedded=n_unembedded_candidates,
         )
-        skipped = {
-            "n_empty": len(empty),
-            "n_no_relevant": len(no_relevant),
-            "n_unembedded": len(queries) - len(kept),
-            "empty_ids": empty[:MAX_LISTED],
-            "no_relevant_ids": no_relevant[:MAX_LISTED],
+
+    def _error_rates(
+        self, kept: Sequence[tuple[Clip, list[str], list[str]]], score_lists: list[np.ndarray]
+    ) -> dict[str, float]:
+        """WER and CER of each evaluated query's top candidate against its closest positive."""
+        from audiobench.metrics import character_error_rate, top_candidates, word_error_rate
+
+        evaluated = [i for i, (_, cands, pos) in enumerate(kept) if cands and set(cands) & set(pos)]
+        best = top_candidates([score_lists[i] for i in evaluated])
+        hyps = [kept[i][1][b] for i, b in zip(evaluated, best, strict=True)]
+        refs = [kept[i][2] for i in evaluated]
+        norm = {"lowercase": True, "strip_punctuation": self.options.strip_punctuation}
+        return {
+            "wer": word_error_rate(closest_references(refs, hyps, "word", **norm), hyps, **norm),
+            "cer": character_error_rate(
+                closest_references(refs, hyps, "char", **norm), hyps, **norm
+            ),
         }
-        return report, skipped

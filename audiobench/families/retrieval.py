@@ -1,6 +1,6 @@
-"""Retrieval: every query ranks a corpus; MRR (main), hit@k, recall@k, nDCG@10, mAP.
+"""Retrieval: every query ranks a corpus; MRR (main), hit@k, recall@k, nDCG@k, mAP.
 
-**Queries and documents.** Two layouts (``layout``):
+**Queries and documents.** Two layouts (option ``layout``):
 
 - ``"split"`` (default): query clips have ``split`` in ``query_splits`` (``"query"``),
   documents are the clips with ``split`` in ``corpus_splits`` (``"corpus"``); other clips are
@@ -32,7 +32,9 @@ every query against every document and ranks the whole corpus, so MRR and mAP ar
 ``index="faiss"`` (optional ``faiss-cpu``) searches a flat faiss index for the ``depth`` best
 documents, for corpora too large for a dense score matrix: MRR and mAP are then MRR@depth and
 mAP@depth (exact again when ``depth`` ≥ the corpus). Ties rank the lower document index first.
-Metric definitions: :mod:`audiobench.metrics.retrieval`.
+Metric definitions: :mod:`audiobench.metrics.retrieval`. The report names the cut-off metrics
+after their cut-offs (``ndcg@10``, ``hit@5``, ``recall@5``), so its metric fields follow the
+``ks`` and ``ndcg_k`` options.
 
 **Bad input.** A query without any relevant document makes the metrics undefined: an error
 naming the queries (``on_missing="raise"``, default), or with ``on_missing="skip"`` it is left
@@ -44,166 +46,87 @@ the clip.
 
 Subsets (``Clip.subset``) are scored separately; with several, ``aggregates["mean"]`` holds
 the unweighted mean of every metric and the main score is that mean.
-
-The helpers below (list parsing, subset grouping, embedding matrices, result validation) are
-shared by the reranking and zero-shot classification families.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
+from pydantic import AfterValidator, ConfigDict, Field, model_validator
 
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
-from audiobench.families.score_checks import MEAN_GROUP, cutoff_metric, flat_score_problems
-from audiobench.task import Embedder, Task, TaskFamily, TaskScores
+from audiobench.families.ranking_inputs import (
+    MAX_LISTED_IDS,
+    check_same_width,
+    embed_audio_matrix,
+    embed_text_matrix,
+    parse_list,
+    unit_rows,
+)
+from audiobench.metrics.validation import describe_clips
+from audiobench.reports import Count, Report, Summary, Unit, mean_or_none
+from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
 
-__all__ = ["LIST_SEPARATOR", "RetrievalTask", "parse_list"]
-
-#: Separator of list-valued metadata in folder ``labels.csv`` files (``relevant``,
-#: ``candidates``, ``positives``): ``"a|b|c"``. Items are stripped; empty items are dropped.
-LIST_SEPARATOR = "|"
-#: How many offending ids an error message or a details entry lists.
-MAX_LISTED = 20
+__all__ = ["RetrievalReport", "RetrievalSummary", "RetrievalTask", "cutoff_of"]
 
 Modal = Literal["audio", "text"]
+#: Metrics reported at a cut-off k: ``<prefix><k>``.
+CUTOFF_PREFIXES = ("ndcg@", "hit@", "recall@")
 
 
-# -- helpers shared by the retrieval, reranking and zero-shot classification families ---------
+def cutoff_of(name: str, prefixes: Sequence[str] = CUTOFF_PREFIXES) -> int | None:
+    """k of a metric named ``<prefix><k>`` (k a positive integer written plainly), else None."""
+    for prefix in prefixes:
+        k = name.removeprefix(prefix)
+        if k != name and k.isdigit() and int(k) >= 1 and k == str(int(k)):
+            return int(k)
+    return None
 
 
-def describe(names: Sequence[str]) -> str:
-    """``'a', 'b' and 3 more``: at most :data:`MAX_LISTED` names."""
-    shown = ", ".join(repr(n) for n in names[:MAX_LISTED])
-    rest = len(names) - MAX_LISTED
-    return f"{shown} and {rest} more" if rest > 0 else shown
+def _cutoff_metric(name: str) -> str:
+    if cutoff_of(name) is None:
+        raise ValueError("unknown metric; known: mrr, map, ndcg@<k>, hit@<k>, recall@<k>")
+    return name
 
 
-def parse_list(value: Any, *, field: str, clip_id: str) -> list[str]:
-    """A list-valued metadata field as a list of strings.
-
-    Accepts a list or tuple (a Hugging Face sequence column) of strings or integers, or one
-    string whose items are joined by :data:`LIST_SEPARATOR` (a folder ``labels.csv`` cell).
-    Items are stripped and empty ones dropped, so ``""`` is the empty list.
-    """
-    if value is None:
-        return []
-    if isinstance(value, str):
-        items: Iterable[Any] = value.split(LIST_SEPARATOR)
-    elif isinstance(value, list | tuple | np.ndarray):
-        items = list(value)
-    else:
-        raise ValueError(
-            f"clip {clip_id!r}: metadata[{field!r}] must be a list of strings or one string "
-            f"joined by {LIST_SEPARATOR!r}, not {type(value).__name__}"
-        )
-    out = []
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, str | int | np.integer):
-            raise ValueError(
-                f"clip {clip_id!r}: metadata[{field!r}] holds {item!r}; items must be strings"
-            )
-        text = str(item).strip()
-        if text:
-            out.append(text)
-    return out
+def _sorted_cutoffs(ks: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted(set(ks)))
 
 
-def summarize_subsets(
-    per_subset: Mapping[str, Mapping[str, Any]], main: str, counts: frozenset[str]
-) -> tuple[float | None, dict[str, dict[str, Any]]]:
-    """The main score and aggregates of per-subset reports.
-
-    One subset: its own main metric, no aggregates. Several: ``aggregates["mean"]`` holds the
-    unweighted mean over subsets of every metric (counts are left out); a metric that is
-    undefined (None) or missing in any subset makes its mean None rather than averaging fewer.
-    """
-    if len(per_subset) == 1:
-        (report,) = per_subset.values()
-        value = report.get(main)
-        return (None if value is None else float(value)), {}
-    names: list[str] = []
-    for report in per_subset.values():
-        names += [k for k in report if k not in counts and k not in names]
-    mean: dict[str, Any] = {}
-    for name in names:
-        values = [report.get(name) for report in per_subset.values()]
-        numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-        mean[name] = float(np.mean(numbers)) if len(numbers) == len(values) else None
-    mean["n_subsets"] = len(per_subset)
-    mean["subsets"] = list(per_subset)
-    value = mean.get(main)
-    return value, {MEAN_GROUP: mean}
+CutoffMetric = Annotated[str, AfterValidator(_cutoff_metric)]
+#: Cut-offs as an option: positive, kept sorted and unique.
+Cutoffs = Annotated[tuple[Annotated[int, Field(ge=1)], ...], AfterValidator(_sorted_cutoffs)]
 
 
-def embed_audio_matrix(
-    embedder: Embedder, clips: Sequence[Clip], description: str
-) -> tuple[dict[str, int], np.ndarray]:
-    """Pooled embeddings of ``clips`` as one ``[n, D]`` float64 matrix, and each kept id's row.
+class RetrievalScores(Report):
+    """MRR and mAP, and the cut-off metrics (``ndcg@<k>``, ``hit@<k>``, ``recall@<k>``)."""
 
-    All clips are collated together, so padded (``flatten``) embeddings share one width.
-    Clips the runner skipped have no row.
-    """
-    from audiobench.pooling import collate
-
-    if not clips:
-        return {}, np.zeros((0, 0))
-    kept, arrays = embedder.embed(clips, description)
-    if not kept:
-        return {}, np.zeros((0, 0))
-    matrix = collate([np.asarray(a) for a in arrays]).astype(np.float64)
-    return {clip.id: i for i, clip in enumerate(kept)}, matrix
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[CutoffMetric, Unit | None] = Field(init=False)
+    mrr: Unit | None
+    map: Unit | None
 
 
-def embed_text_matrix(
-    embedder: Embedder, texts: Sequence[str], description: str
-) -> tuple[dict[str, int], np.ndarray]:
-    """Text embeddings of the distinct ``texts`` (``[n, D]`` float64) and each text's row."""
-    unique = list(dict.fromkeys(texts))
-    if not unique:
-        return {}, np.zeros((0, 0))
-    matrix = np.asarray(embedder.embed_text(unique, description), dtype=np.float64)
-    if matrix.ndim != 2 or matrix.shape[0] != len(unique):
-        raise ValueError(
-            f"model {embedder.encoder.meta.name!r} returned text embeddings of shape "
-            f"{matrix.shape} for {len(unique)} texts; expected [n, D]"
-        )
-    return {text: i for i, text in enumerate(unique)}, matrix
+class RetrievalReport(RetrievalScores):
+    """One subset: the metrics over its evaluated queries, and what was counted."""
+
+    n_queries: Count
+    n_skipped: Count
+    n_documents: Count
+    n_queries_unembedded: Count
+    n_documents_unembedded: Count
+    #: Split layout only: clips in neither the query nor the corpus splits.
+    n_clips_unused: Count | None = None
 
 
-def unit_rows(matrix: np.ndarray, names: Sequence[str], what: str) -> np.ndarray:
-    """Rows scaled to unit L2 norm (float64); non-finite or zero rows are an error naming them."""
-    matrix = np.asarray(matrix, dtype=np.float64)
-    bad = [names[i] for i in np.flatnonzero(~np.isfinite(matrix).all(axis=1))]
-    if bad:
-        raise ValueError(f"{what} embeddings have NaN or infinite values: {describe(bad)}")
-    norms = np.linalg.norm(matrix, axis=1)
-    zero = [names[i] for i in np.flatnonzero(norms == 0)]
-    if zero:
-        raise ValueError(f"{what} embeddings are zero vectors (no cosine): {describe(zero)}")
-    return matrix / norms[:, None]
+class RetrievalSummary(Summary, RetrievalScores):
+    """Unweighted mean over subsets of every metric (None if undefined in any subset)."""
 
-
-def check_same_width(a: np.ndarray, b: np.ndarray, what_a: str, what_b: str, model: str) -> None:
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(
-            f"model {model!r}: {what_a} embeddings have dimension {a.shape[1]} but {what_b} "
-            f"embeddings {b.shape[1]}; they must share one space"
-        )
-
-
-def check_ks(ks: Sequence[int], name: str = "ks") -> tuple[int, ...]:
-    values = tuple(ks)
-    if not values or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in values):
-        raise ValueError(f"{name} must be positive integers, got {list(values)!r}")
-    return tuple(sorted(set(values)))
-
-
-# -- the retrieval family ------------------------------------------------------------------
+    n_subsets: Count
 
 
 @dataclass(frozen=True)
@@ -214,141 +137,128 @@ class _Item:
     text: str | None
 
 
-_COUNTS = frozenset(
-    {
-        "n_queries",
-        "n_skipped",
-        "n_documents",
-        "n_queries_unembedded",
-        "n_documents_unembedded",
-        "n_clips_unused",
-    }
-)
-
-
 class RetrievalTask(Task):
-    """Base of retrieval tasks; a concrete task sets metadata and the class options below."""
+    """Base of retrieval tasks; a concrete task sets metadata and, where needed, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.RETRIEVAL
-    query_modality: ClassVar[Modal] = "audio"
-    document_modality: ClassVar[Modal] = "audio"
-    layout: ClassVar[Literal["split", "paired"]] = "split"
-    query_splits: ClassVar[tuple[str, ...]] = ("query",)
-    corpus_splits: ClassVar[tuple[str, ...]] = ("corpus",)
-    #: Read the split from ``Clip.metadata[split_field]`` instead of ``Clip.split``.
-    split_field: ClassVar[str | None] = None
-    #: ``Clip.text`` holds several texts joined by this separator (None: one text).
-    text_separator: ClassVar[str | None] = None
-    index: ClassVar[Literal["exact", "faiss"]] = "exact"
-    ks: ClassVar[tuple[int, ...]] = (1, 5, 10)
-    ndcg_k: ClassVar[int] = 10
-    #: Documents retrieved per query with ``index="faiss"``.
-    depth: ClassVar[int] = 100
-    on_missing: ClassVar[Literal["raise", "skip"]] = "raise"
+    Report = RetrievalReport
+    Summary = RetrievalSummary
+    needs_labels = False  # relevance may come from metadata or from the clip itself
 
-    def __init__(
-        self,
-        *,
-        index: Literal["exact", "faiss"] | None = None,
-        ks: Sequence[int] | None = None,
-        ndcg_k: int | None = None,
-        depth: int | None = None,
-        on_missing: Literal["raise", "skip"] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.index = index or type(self).index
-        if self.index not in ("exact", "faiss"):
-            raise ValueError(f"index must be 'exact' or 'faiss', got {self.index!r}")
-        self.ks = check_ks(ks if ks is not None else type(self).ks)
-        self.ndcg_k = check_ks([ndcg_k if ndcg_k is not None else type(self).ndcg_k], "ndcg_k")[0]
-        self.depth = check_ks([depth if depth is not None else type(self).depth], "depth")[0]
-        if self.index == "faiss" and self.depth < max(*self.ks, self.ndcg_k):
+    class Options(TaskOptions):
+        query_modality: Modal = Field("audio", description="Queries: clip audio or its texts.")
+        document_modality: Modal = Field("audio", description="Documents: audio or texts.")
+        layout: Literal["split", "paired"] = Field(
+            "split",
+            description="'split': queries and corpus are clips of different splits; "
+            "'paired': every clip is both, in the two modalities.",
+        )
+        query_splits: tuple[str, ...] = Field(
+            ("query",), min_length=1, description="Split values of query clips (split layout)."
+        )
+        corpus_splits: tuple[str, ...] = Field(
+            ("corpus",), min_length=1, description="Split values of corpus clips (split layout)."
+        )
+        split_field: str | None = Field(
+            None, min_length=1, description="Read the split from Clip.metadata[split_field]."
+        )
+        text_separator: str | None = Field(
+            None, min_length=1, description="Clip.text holds several texts joined by this."
+        )
+        index: Literal["exact", "faiss"] = Field(
+            "exact", description="'exact' ranks the whole corpus; 'faiss' the depth best."
+        )
+        ks: Cutoffs = Field((1, 5, 10), min_length=1, description="Cut-offs of hit@k, recall@k.")
+        ndcg_k: int = Field(10, ge=1, description="Cut-off of nDCG.")
+        depth: int = Field(100, ge=1, description="Documents retrieved per query with faiss.")
+        on_missing: Literal["raise", "skip"] = Field(
+            "raise", description="A query without a relevant document: error, or leave it out."
+        )
+
+        @model_validator(mode="after")
+        def _consistent(self) -> RetrievalTask.Options:
+            deepest = max(*self.ks, self.ndcg_k)
+            if self.index == "faiss" and self.depth < deepest:
+                raise ValueError(f"depth {self.depth} is below the largest cutoff {deepest}")
+            if self.layout == "paired" and self.query_modality == self.document_modality:
+                raise ValueError(
+                    "the paired layout needs two modalities (a clip would retrieve itself)"
+                )
+            return self
+
+    options: Options = Options()
+
+    @classmethod
+    def check_main_score(cls, path: tuple[str, ...]) -> None:
+        o = cls.options
+        reported = {"mrr", "map", f"ndcg@{o.ndcg_k}"}
+        reported |= {f"{m}@{k}" for m in ("hit", "recall") for k in o.ks}
+        if len(path) != 1 or path[0] not in reported:
             raise ValueError(
-                f"depth {self.depth} is below the largest cutoff {max(*self.ks, self.ndcg_k)}"
-            )
-        self.on_missing = on_missing or type(self).on_missing
-        if self.on_missing not in ("raise", "skip"):
-            raise ValueError(f"on_missing must be 'raise' or 'skip', got {self.on_missing!r}")
-        if self.layout == "paired" and self.query_modality == self.document_modality:
-            raise ValueError(
-                f"task {self.name}: the paired layout needs two modalities (a clip would "
-                "retrieve itself)"
+                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
+                f"{sorted(reported)}"
             )
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
-        if "text" in (cls.query_modality, cls.document_modality) and (
+        o = cls.options
+        if "text" in (o.query_modality, o.document_modality) and (
             Modality.TEXT not in encoder.meta.modalities
         ):
             raise ValueError(
                 f"model {encoder.meta.name!r} has no text encoder; "
-                f"{cls.__name__} needs one ({cls.query_modality} -> {cls.document_modality})"
+                f"{cls.__name__} needs one ({o.query_modality} -> {o.document_modality})"
             )
 
-    @classmethod
-    def score_problems(cls, scores: dict[str, Any]) -> list[str]:
-        """Unknown subsets and metrics, values outside [0, 1], counts that are not counts."""
+    def protocol(self) -> dict[str, Any]:
+        o = self.options
+        protocol: dict[str, Any] = {
+            "query_modality": o.query_modality,
+            "document_modality": o.document_modality,
+            "layout": o.layout,
+            "similarity": "cosine",
+            "index": o.index,
+            "ks": list(o.ks),
+            "ndcg_k": o.ndcg_k,
+            "on_missing": o.on_missing,
+        }
+        if o.index == "faiss":
+            protocol["depth"] = o.depth
+        return protocol
 
-        def bounds(name: str) -> tuple[float, float] | None:
-            if name in ("mrr", "map") or cutoff_metric(name, ("ndcg@", "hit@", "recall@")):
-                return (0.0, 1.0)
-            return None
-
-        return flat_score_problems(
-            scores,
-            subsets=cls.metadata.subsets,
-            metric_range=bounds,
-            counts=_COUNTS,
-            known="mrr, map, ndcg@<k>, hit@<k>, recall@<k>",
+    def summarize(self, reports: Mapping[str, Report]) -> RetrievalSummary:
+        typed = [r for r in reports.values() if isinstance(r, RetrievalReport)]
+        names = list(dict.fromkeys(n for r in typed for n in r.model_extra or {}))
+        return RetrievalSummary(
+            mrr=mean_or_none(r.mrr for r in typed),
+            map=mean_or_none(r.map for r in typed),
+            **{n: mean_or_none((r.model_extra or {}).get(n) for r in typed) for n in names},
+            n_subsets=len(typed),
+            subsets=list(reports),
         )
 
     # -- evaluation ------------------------------------------------------------------------
 
-    def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
-        if not clips:
-            raise ValueError(f"task {self.name}: no clips to evaluate")
-        per_subset: dict[str, dict[str, Any]] = {}
-        skipped: dict[str, dict[str, Any]] = {}
-        for subset, group in self.clips_by_subset(clips).items():
-            per_subset[subset], skipped[subset] = self._evaluate_group(embedder, subset, group)
-        main, aggregates = summarize_subsets(per_subset, self.metadata.main_score, _COUNTS)
-        details: dict[str, Any] = {
-            "query_modality": self.query_modality,
-            "document_modality": self.document_modality,
-            "layout": self.layout,
-            "similarity": "cosine",
-            "index": self.index,
-            "ks": list(self.ks),
-            "ndcg_k": self.ndcg_k,
-            "on_missing": self.on_missing,
-            "skipped_queries": skipped,
-        }
-        if self.index == "faiss":
-            details["depth"] = self.depth
-        return TaskScores(
-            main_score=main, scores=per_subset, aggregates=aggregates, details=details
-        )
-
     def _split_of(self, clip: Clip) -> str | None:
-        if self.split_field is None:
+        field = self.options.split_field
+        if field is None:
             return clip.split
-        value = clip.metadata.get(self.split_field)
+        value = clip.metadata.get(field)
         return None if value is None else str(value)
 
-    def _partition(self, subset: str, group: Sequence[Clip]) -> tuple[list[Clip], list[Clip]]:
-        if self.layout == "paired":
-            return list(group), list(group)
-        queries = [c for c in group if self._split_of(c) in self.query_splits]
-        corpus = [c for c in group if self._split_of(c) in self.corpus_splits]
+    def _partition(self, subset: Subset) -> tuple[list[Clip], list[Clip]]:
+        o = self.options
+        if o.layout == "paired":
+            return list(subset.clips), list(subset.clips)
+        queries = [c for c in subset.clips if self._split_of(c) in o.query_splits]
+        corpus = [c for c in subset.clips if self._split_of(c) in o.corpus_splits]
         if not queries or not corpus:
-            found = sorted({str(self._split_of(c)) for c in group})
-            field = f"metadata[{self.split_field!r}]" if self.split_field else "split"
+            found = sorted({str(self._split_of(c)) for c in subset.clips})
+            field = f"metadata[{o.split_field!r}]" if o.split_field else "split"
             raise ValueError(
-                f"task {self.name}, subset {subset}: needs query clips ({field} in "
-                f"{list(self.query_splits)}) and corpus clips ({field} in "
-                f"{list(self.corpus_splits)}); found {len(queries)} and {len(corpus)} "
-                f"(values present: {found})"
+                f"{subset.where}: needs query clips ({field} in {list(o.query_splits)}) and "
+                f"corpus clips ({field} in {list(o.corpus_splits)}); found {len(queries)} and "
+                f"{len(corpus)} (values present: {found})"
             )
         return queries, corpus
 
@@ -369,9 +279,10 @@ class RetrievalTask(Task):
     def _texts(self, clip: Clip) -> list[str]:
         if clip.text is None:
             return []
-        if self.text_separator is None:
+        separator = self.options.text_separator
+        if separator is None:
             return [clip.text.strip()] if clip.text.strip() else []
-        return [p.strip() for p in clip.text.split(self.text_separator) if p.strip()]
+        return [p.strip() for p in clip.text.split(separator) if p.strip()]
 
     def _explicit_relevance(
         self, queries: Sequence[Clip], corpus: Sequence[Clip]
@@ -387,13 +298,13 @@ class RetrievalTask(Task):
             if unknown:
                 raise ValueError(
                     f"task {self.name}: query clip {clip.id!r} lists relevant document(s) "
-                    f"{describe(unknown)} that are not corpus clips"
+                    f"{describe_clips(unknown)} that are not corpus clips"
                 )
             explicit[clip.id] = set(ids)
         return explicit
 
+    @staticmethod
     def _matrix(
-        self,
         items: Sequence[_Item],
         audio_rows: Mapping[str, int],
         audio: np.ndarray,
@@ -415,32 +326,10 @@ class RetrievalTask(Task):
         matrix = np.stack(rows) if rows else np.zeros((0, 0))
         return kept, matrix, len(items) - len(kept)
 
-    def _evaluate_group(
-        self, embedder: Embedder, subset: str, group: Sequence[Clip]
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        from audiobench.metrics import retrieval_scores
-
-        queries, corpus = self._partition(subset, group)
-        explicit = self._explicit_relevance(queries, corpus)
-        q_items = self._items(queries, self.query_modality, "query")
-        d_items = self._items(corpus, self.document_modality, "document")
-
-        audio_clips = list(
-            {it.clip.id: it.clip for it in [*q_items, *d_items] if it.text is None}.values()
-        )
-        audio_rows, audio = embed_audio_matrix(embedder, audio_clips, f"{self.name} {subset}")
-        texts = [it.text for it in [*q_items, *d_items] if it.text is not None]
-        text_rows, text = embed_text_matrix(embedder, texts, f"{self.name} {subset} texts")
-        q_kept, q_matrix, q_lost = self._matrix(q_items, audio_rows, audio, text_rows, text)
-        d_kept, d_matrix, d_lost = self._matrix(d_items, audio_rows, audio, text_rows, text)
-        if not q_kept or not d_kept:
-            raise ValueError(
-                f"task {self.name}, subset {subset}: no {'queries' if not q_kept else 'documents'}"
-                " left once clips that could not be embedded were skipped"
-            )
-        model = embedder.encoder.meta.name
-        check_same_width(q_matrix, d_matrix, self.query_modality, self.document_modality, model)
-
+    def _relevance(
+        self, q_kept: Sequence[_Item], d_kept: Sequence[_Item], explicit: dict[str, set[str]]
+    ) -> list[list[int]]:
+        """Each query's relevant document indices (explicit ids, own clip, same label)."""
         by_clip: dict[str, list[int]] = {}
         by_label: dict[str, list[int]] = {}
         for d, item in enumerate(d_kept):
@@ -452,61 +341,90 @@ class RetrievalTask(Task):
             if item.clip.id in explicit:
                 docs = [d for c in explicit[item.clip.id] for d in by_clip.get(c, [])]
             else:
-                docs = by_clip.get(item.clip.id, []) if self.layout == "paired" else []
+                docs = by_clip.get(item.clip.id, []) if self.options.layout == "paired" else []
                 if item.clip.label is not None:
                     docs = docs + by_label.get(item.clip.label, [])
             relevance.append(sorted(set(docs)))
+        return relevance
+
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> RetrievalReport:
+        from audiobench.metrics import retrieval_scores
+
+        o = self.options
+        queries, corpus = self._partition(subset)
+        explicit = self._explicit_relevance(queries, corpus)
+        q_items = self._items(queries, o.query_modality, "query")
+        d_items = self._items(corpus, o.document_modality, "document")
+
+        audio_clips = list(
+            {it.clip.id: it.clip for it in [*q_items, *d_items] if it.text is None}.values()
+        )
+        audio_rows, audio = embed_audio_matrix(embedder, audio_clips, subset.label)
+        texts = [it.text for it in [*q_items, *d_items] if it.text is not None]
+        text_rows, text = embed_text_matrix(embedder, texts, f"{subset.label} texts")
+        q_kept, q_matrix, q_lost = self._matrix(q_items, audio_rows, audio, text_rows, text)
+        d_kept, d_matrix, d_lost = self._matrix(d_items, audio_rows, audio, text_rows, text)
+        if not q_kept or not d_kept:
+            raise ValueError(
+                f"{subset.where}: no {'queries' if not q_kept else 'documents'} left once "
+                "clips that could not be embedded were skipped"
+            )
+        model = embedder.encoder.meta.name
+        check_same_width(q_matrix, d_matrix, o.query_modality, o.document_modality, model)
+
+        relevance = self._relevance(q_kept, d_kept, explicit)
         missing = [item.clip.id for item, rel in zip(q_kept, relevance, strict=True) if not rel]
-        if missing and (self.on_missing == "raise" or len(missing) == len(q_kept)):
+        if missing and (o.on_missing == "raise" or len(missing) == len(q_kept)):
             hint = (
                 "; pass on_missing='skip' to leave them out (counted in the result)"
-                if self.on_missing == "raise"
+                if o.on_missing == "raise"
                 else ""
             )
             raise ValueError(
-                f"task {self.name}, subset {subset}: {len(missing)} of {len(q_kept)} queries have "
-                f"no relevant document (query clips: {describe(missing)}){hint}"
+                f"{subset.where}: {len(missing)} of {len(q_kept)} queries have no relevant "
+                f"document (query clips: {describe_clips(missing)}){hint}"
             )
 
-        q_ids = [it.clip.id for it in q_kept]
-        d_ids = [it.clip.id for it in d_kept]
-        q_unit = unit_rows(q_matrix, q_ids, f"{self.name}: query")
-        d_unit = unit_rows(d_matrix, d_ids, f"{self.name}: document")
-        options = {"ks": self.ks, "ndcg_k": self.ndcg_k, "on_missing": self.on_missing}
-        if self.index == "exact":
-            report = retrieval_scores(relevance, scores=q_unit @ d_unit.T, **options)
+        q_unit = unit_rows(q_matrix, [it.clip.id for it in q_kept], f"{self.name}: query")
+        d_unit = unit_rows(d_matrix, [it.clip.id for it in d_kept], f"{self.name}: document")
+        cutoffs = {"ks": o.ks, "ndcg_k": o.ndcg_k, "on_missing": o.on_missing}
+        if o.index == "exact":
+            scores = retrieval_scores(relevance, scores=q_unit @ d_unit.T, **cutoffs)
         else:
-            report = self._faiss_report(relevance, q_unit, d_unit, options)
-        report.update(
+            scores = self._faiss_scores(relevance, q_unit, d_unit, cutoffs)
+        unused = None
+        if o.layout == "split":
+            used = {c.id for c in queries} | {c.id for c in corpus}
+            unused = sum(c.id not in used for c in subset.clips)
+        subset.details["skipped_queries"] = {
+            "n_no_relevant": len(missing),
+            "n_unembedded": q_lost,
+            "no_relevant_ids": list(dict.fromkeys(missing))[:MAX_LISTED_IDS],
+        }
+        report = RetrievalReport(
+            **scores,
             n_documents=len(d_kept),
             n_queries_unembedded=q_lost,
             n_documents_unembedded=d_lost,
+            **({"n_clips_unused": unused} if unused is not None else {}),
         )
-        if self.layout == "split":
-            used = {c.id for c in queries} | {c.id for c in corpus}
-            report["n_clips_unused"] = sum(c.id not in used for c in group)
-        skipped = {
-            "n_no_relevant": len(missing),
-            "n_unembedded": q_lost,
-            "no_relevant_ids": list(dict.fromkeys(missing))[:MAX_LISTED],
-        }
-        return report, skipped
+        return report
 
-    def _faiss_report(
+    def _faiss_scores(
         self,
         relevance: list[list[int]],
         queries: np.ndarray,
         docs: np.ndarray,
-        options: dict[str, Any],
-    ) -> dict[str, Any]:
+        cutoffs: dict[str, Any],
+    ) -> dict[str, float]:
         from audiobench.metrics import retrieval_scores, top_k
 
-        depth = min(self.depth, docs.shape[0])
+        depth = min(self.options.depth, docs.shape[0])
         _, ranking = top_k(queries, docs, depth, metric="cosine", index="faiss")
         if depth < docs.shape[0]:
-            return retrieval_scores(relevance, ranking=ranking, **options)
+            return retrieval_scores(relevance, ranking=ranking, **cutoffs)
         # The whole corpus is ranked: minus the rank is a score with the same order, and it
         # allows cutoffs beyond a small corpus, as the exact path does.
         scores = np.empty(ranking.shape, dtype=np.float64)
         np.put_along_axis(scores, ranking, -np.arange(depth, dtype=np.float64)[None], axis=1)
-        return retrieval_scores(relevance, scores=scores, **options)
+        return retrieval_scores(relevance, scores=scores, **cutoffs)

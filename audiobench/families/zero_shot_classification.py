@@ -1,14 +1,15 @@
-"""Zero-shot classification with an audio-text model (CLAP): accuracy (main), top-5, F1.
+"""Zero-shot classification with an audio-text model (CLAP): accuracy (main), top-k, F1.
 
-**Data contract.** Every clip carries ``label`` (one class name). The classes are the task's
-``classes`` when declared, else the sorted distinct labels of the evaluated clips. Each class
-name becomes a text prompt: :meth:`ZeroShotClassificationTask.class_text` turns the name into
-words (underscores to spaces: ``"sea_waves"`` → ``"sea waves"``) and ``prompt_template``
-(``"This is a sound of {label}."``) wraps them. The prompts are embedded by the encoder's text
-tower, the clips by its audio tower (pooled); each clip's class scores are the cosine
-similarities to the prompts and the predicted class is the arg-max (ties: the earlier class).
-Scores: :func:`audiobench.metrics.classification_scores` (accuracy, balanced accuracy, macro
-F1, top-k accuracy when there are more than k classes). The prompts are recorded in the
+**Data contract.** Every clip carries ``label`` (one class name). The classes are the
+``classes`` option when declared, else the sorted distinct labels of the evaluated clips (all
+subsets together). Each class name becomes a text prompt:
+:meth:`ZeroShotClassificationTask.class_text` turns the name into words (underscores to spaces:
+``"sea_waves"`` → ``"sea waves"``) and ``prompt_template`` (``"This is a sound of {label}."``)
+wraps them. The prompts are embedded once by the encoder's text tower, the clips by its audio
+tower (pooled); each clip's class scores are the cosine similarities to the prompts and the
+predicted class is the arg-max (ties: the earlier class). Scores:
+:func:`audiobench.metrics.classification_scores` (accuracy, balanced accuracy, macro F1,
+``top_<k>_accuracy`` when there are more than k classes). The prompts are recorded in the
 result's details.
 
 **Bad input.** A model without a text tower is refused before any audio is decoded; a clip
@@ -16,54 +17,124 @@ without a label or with a label outside the declared classes, fewer than two cla
 classes with the same prompt, or text and audio embeddings of different sizes are errors.
 Clips the runner skipped (``--on-error skip``) are left out and counted (``n_unembedded``).
 
-Subsets (``Clip.subset``) are scored separately with the same class set and averaged as in the
-retrieval family.
+Subsets (``Clip.subset``) are scored separately with the same class set; with several,
+``aggregates["mean"]`` holds the unweighted mean of every metric and the main score is that
+mean.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, ClassVar
+
+import numpy as np
+from pydantic import AfterValidator, ConfigDict, Field
 
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
-from audiobench.families.retrieval import (
+from audiobench.families.ranking_inputs import (
     check_same_width,
-    describe,
     embed_audio_matrix,
     embed_text_matrix,
-    summarize_subsets,
     unit_rows,
 )
-from audiobench.families.score_checks import cutoff_metric, flat_score_problems
-from audiobench.task import Embedder, Task, TaskFamily, TaskScores
+from audiobench.metrics.validation import describe_clips
+from audiobench.reports import Count, Report, Summary, Unit, mean_or_none
+from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
 
-__all__ = ["ZeroShotClassificationTask"]
+__all__ = [
+    "ZeroShotClassificationReport",
+    "ZeroShotClassificationSummary",
+    "ZeroShotClassificationTask",
+]
 
-_COUNTS = frozenset({"n_samples", "n_classes", "n_unembedded"})
+#: Metrics always reported; ``top_<k>_accuracy`` joins them when there are more than k classes.
+METRICS = ("accuracy", "balanced_accuracy", "f1_macro")
+
+
+def _top_k_metric(name: str) -> str:
+    k = name.removeprefix("top_").removesuffix("_accuracy")
+    if f"top_{k}_accuracy" != name or not k.isdigit() or int(k) < 1 or k != str(int(k)):
+        raise ValueError(
+            "unknown metric; known: accuracy, balanced_accuracy, f1_macro, top_<k>_accuracy"
+        )
+    return name
+
+
+def _template(template: str) -> str:
+    try:
+        filled = template.format(label="\x00")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ValueError(
+            f"prompt_template {template!r} must contain '{{label}}' and no other fields: {exc}"
+        ) from None
+    if "\x00" not in filled:
+        raise ValueError(f"prompt_template {template!r} must contain '{{label}}'")
+    return template
+
+
+def _distinct(classes: tuple[str, ...]) -> tuple[str, ...]:
+    if len(set(classes)) != len(classes):
+        raise ValueError(f"classes repeat a name: {list(classes)}")
+    return classes
+
+
+TopKMetric = Annotated[str, AfterValidator(_top_k_metric)]
+
+
+class ZeroShotScores(Report):
+    """Accuracy, balanced accuracy, macro F1, and ``top_<k>_accuracy`` where defined."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[TopKMetric, Unit | None] = Field(init=False)
+    accuracy: Unit | None
+    balanced_accuracy: Unit | None
+    f1_macro: Unit | None
+
+
+class ZeroShotClassificationReport(ZeroShotScores):
+    """One subset: the metrics over its embedded clips, and the counts."""
+
+    n_samples: Count
+    n_classes: Count
+    n_unembedded: Count
+
+
+class ZeroShotClassificationSummary(Summary, ZeroShotScores):
+    """Unweighted mean over subsets of every metric (None if undefined in any subset)."""
+
+    n_subsets: Count
 
 
 class ZeroShotClassificationTask(Task):
-    """Base of zero-shot classification tasks; subclasses set metadata and the options below."""
+    """Base of zero-shot classification tasks; subclasses set metadata and, maybe, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.ZERO_SHOT_CLASSIFICATION
-    prompt_template: ClassVar[str] = "This is a sound of {label}."
-    #: The class names, in score-column order; empty: the sorted labels found in the data.
-    classes: ClassVar[tuple[str, ...]] = ()
-    top_k: ClassVar[int] = 5
+    Report = ZeroShotClassificationReport
+    Summary = ZeroShotClassificationSummary
 
-    def __init__(self, *, prompt_template: str | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.prompt_template = prompt_template or type(self).prompt_template
-        try:
-            filled = self.prompt_template.format(label="\x00")
-        except (KeyError, IndexError, ValueError) as exc:
+    class Options(TaskOptions):
+        prompt_template: Annotated[str, AfterValidator(_template)] = Field(
+            "This is a sound of {label}.", description="Prompt of a class; '{label}': its words."
+        )
+        classes: Annotated[tuple[str, ...], AfterValidator(_distinct)] = Field(
+            (), description="Class names in score-column order; empty: the labels found."
+        )
+        top_k: int = Field(5, ge=1, description="k of top_<k>_accuracy (reported when C > k).")
+
+    options: Options = Options()
+    #: The classes and the unit-norm prompt embeddings of the evaluation (set by ``evaluate``).
+    _classes: list[str]
+    _prompt_unit: np.ndarray
+
+    @classmethod
+    def check_main_score(cls, path: tuple[str, ...]) -> None:
+        known = {*METRICS, f"top_{cls.options.top_k}_accuracy"}
+        if len(path) != 1 or path[0] not in known:
             raise ValueError(
-                f"prompt_template {self.prompt_template!r} must contain '{{label}}' and no "
-                f"other fields: {exc}"
-            ) from None
-        if "\x00" not in filled:
-            raise ValueError(f"prompt_template {self.prompt_template!r} must contain '{{label}}'")
+                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
+                f"{sorted(known)}"
+            )
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
@@ -74,91 +145,76 @@ class ZeroShotClassificationTask(Task):
             )
 
     @classmethod
-    def score_problems(cls, scores: dict[str, Any]) -> list[str]:
-        """Unknown subsets and metrics, values outside [0, 1], counts that are not counts."""
-
-        def bounds(name: str) -> tuple[float, float] | None:
-            if name in ("accuracy", "balanced_accuracy", "f1_macro"):
-                return (0.0, 1.0)
-            if name.endswith("_accuracy") and cutoff_metric(
-                name.removesuffix("_accuracy"), ("top_",)
-            ):
-                return (0.0, 1.0)
-            return None
-
-        return flat_score_problems(
-            scores,
-            subsets=cls.metadata.subsets,
-            metric_range=bounds,
-            counts=_COUNTS,
-            known="accuracy, balanced_accuracy, f1_macro, top_<k>_accuracy",
-        )
-
-    @classmethod
     def class_text(cls, label: str) -> str:
         """The words a class name stands for in a prompt (underscores become spaces)."""
         return " ".join(label.replace("_", " ").split())
 
     def prompts(self, classes: Sequence[str]) -> list[str]:
         """One prompt per class, in order."""
-        return [self.prompt_template.format(label=self.class_text(c)) for c in classes]
+        return [self.options.prompt_template.format(label=self.class_text(c)) for c in classes]
 
-    def _classes(self, clips: Sequence[Clip]) -> list[str]:
-        unlabelled = [c.id for c in clips if c.label is None]
-        if unlabelled:
-            raise ValueError(
-                f"task {self.name}: {len(unlabelled)} clip(s) have no label: {describe(unlabelled)}"
-            )
+    def protocol(self) -> dict[str, Any]:
+        return {
+            "prompt_template": self.options.prompt_template,
+            "prompts": dict(zip(self._classes, self.prompts(self._classes), strict=True)),
+            "similarity": "cosine",
+            "top_k": self.options.top_k,
+        }
+
+    def _class_set(self, clips: Sequence[Clip]) -> list[str]:
         found = sorted({c.label for c in clips if c.label is not None})
-        classes = list(self.classes) or found
-        if len(set(classes)) != len(classes):
-            raise ValueError(f"task {self.name}: classes repeat a name: {classes}")
+        classes = list(self.options.classes) or found
         unknown = sorted(set(found) - set(classes))
         if unknown:
             raise ValueError(
-                f"task {self.name}: label(s) {describe(unknown)} are not among the task's classes"
+                f"task {self.name}: label(s) {describe_clips(unknown)} are not among the "
+                "task's classes"
             )
         if len(classes) < 2:
             raise ValueError(f"task {self.name}: zero-shot classification needs two classes")
         return classes
 
     def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
+        """As :meth:`Task.evaluate`, with one class set and one prompt embedding for all subsets."""
+        groups = self.clips_by_subset(clips)
+        for name, group in groups.items():
+            self._check_labels(Subset(name=name, clips=group, task=self.name))
+        if clips:
+            self._classes = self._class_set(clips)
+            prompts = self.prompts(self._classes)
+            repeated = sorted({p for p in prompts if prompts.count(p) > 1})
+            if repeated:
+                raise ValueError(
+                    f"task {self.name}: several classes share the prompt(s) "
+                    f"{describe_clips(repeated)}"
+                )
+            rows, text = embed_text_matrix(embedder, prompts, f"{self.name} prompts")
+            self._prompt_unit = unit_rows(text[[rows[p] for p in prompts]], prompts, "prompt")
+        return super().evaluate(embedder, clips)
+
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> ZeroShotClassificationReport:
         from audiobench.metrics import classification_scores
 
-        if not clips:
-            raise ValueError(f"task {self.name}: no clips to evaluate")
-        classes = self._classes(clips)
-        prompts = self.prompts(classes)
-        repeated = sorted({p for p in prompts if prompts.count(p) > 1})
-        if repeated:
-            raise ValueError(
-                f"task {self.name}: several classes share the prompt(s) {describe(repeated)}"
-            )
-        rows, text = embed_text_matrix(embedder, prompts, f"{self.name} prompts")
-        prompt_unit = unit_rows(text[[rows[p] for p in prompts]], prompts, "prompt")
-        per_subset: dict[str, dict[str, Any]] = {}
-        for subset, group in self.clips_by_subset(clips).items():
-            ids, audio = embed_audio_matrix(embedder, group, f"{self.name} {subset}")
-            kept = [c for c in group if c.id in ids]
-            if not kept:
-                raise ValueError(f"task {self.name}, subset {subset}: no clip could be embedded")
-            check_same_width(audio, text, "audio", "text", embedder.encoder.meta.name)
-            audio_unit = unit_rows(audio[[ids[c.id] for c in kept]], [c.id for c in kept], "audio")
-            report: dict[str, Any] = classification_scores(
-                [c.label for c in kept],
-                audio_unit @ prompt_unit.T,
-                classes=classes,
-                top_k=self.top_k,
-            )
-            report["n_unembedded"] = len(group) - len(kept)
-            per_subset[subset] = report
-        main, aggregates = summarize_subsets(per_subset, self.metadata.main_score, _COUNTS)
-        details: dict[str, Any] = {
-            "prompt_template": self.prompt_template,
-            "prompts": dict(zip(classes, prompts, strict=True)),
-            "similarity": "cosine",
-            "top_k": self.top_k,
-        }
-        return TaskScores(
-            main_score=main, scores=per_subset, aggregates=aggregates, details=details
+        ids, audio = embed_audio_matrix(embedder, subset.clips, subset.label)
+        kept = [c for c in subset.clips if c.id in ids]
+        if not kept:
+            raise ValueError(f"{subset.where}: no clip could be embedded")
+        check_same_width(audio, self._prompt_unit, "audio", "text", embedder.encoder.meta.name)
+        audio_unit = unit_rows(audio[[ids[c.id] for c in kept]], [c.id for c in kept], "audio")
+        scores = classification_scores(
+            [c.label for c in kept],
+            audio_unit @ self._prompt_unit.T,
+            classes=self._classes,
+            top_k=self.options.top_k,
+        )
+        return ZeroShotClassificationReport(**scores, n_unembedded=len(subset.clips) - len(kept))
+
+    def summarize(self, reports: Mapping[str, Report]) -> ZeroShotClassificationSummary:
+        typed = [r for r in reports.values() if isinstance(r, ZeroShotClassificationReport)]
+        names = list(dict.fromkeys(n for r in typed for n in r.model_extra or {}))
+        return ZeroShotClassificationSummary(
+            **{m: mean_or_none(getattr(r, m) for r in typed) for m in METRICS},
+            **{n: mean_or_none((r.model_extra or {}).get(n) for r in typed) for n in names},
+            n_subsets=len(typed),
+            subsets=list(reports),
         )

@@ -31,9 +31,11 @@ the exact definitions, tie rules and edge cases):
 - Reranking (:mod:`.reranking`): :func:`reranking_scores`, :func:`top_candidates`; text error
   rates (:mod:`.text_errors`): :func:`word_error_rate`, :func:`character_error_rate`,
   :func:`edit_distance`, :func:`normalize_text`.
-- Reconstruction (:mod:`.reconstruction`): :func:`frechet_audio_distance`,
-  :func:`kernel_audio_distance`, :func:`embedding_mse`, :func:`si_sdr`,
-  :func:`log_mel_distance`, :func:`bits_per_second`.
+- Reconstruction (:mod:`.reconstruction`): :func:`reconstruction_embedding_scores` (FAD, KAD
+  and embedding MSE over frame embeddings as MSEB defines them), :func:`frechet_audio_distance`,
+  :func:`kernel_audio_distance`, :func:`median_pairwise_distance`, :func:`polynomial_mmd`,
+  :func:`embedding_mse`, :func:`frame_bag`, :func:`si_sdr`, :func:`log_mel_distance`,
+  :func:`bits_per_second`.
 - Perceptual alignment (:mod:`.perceptual`): :func:`triplet_accuracy`,
   :func:`two_afc_accuracy`, :func:`binomial_p_value`.
 - Pair classification (:mod:`.pair_classification`): :func:`pair_similarities`,
@@ -101,9 +103,13 @@ from audiobench.metrics.purity import clustering_purity
 from audiobench.metrics.reconstruction import (
     bits_per_second,
     embedding_mse,
+    frame_bag,
     frechet_audio_distance,
     kernel_audio_distance,
     log_mel_distance,
+    median_pairwise_distance,
+    polynomial_mmd,
+    reconstruction_embedding_scores,
     si_sdr,
 )
 from audiobench.metrics.report import (
@@ -168,6 +174,7 @@ __all__ = [
     "csr",
     "edit_distance",
     "embedding_mse",
+    "frame_bag",
     "frechet_audio_distance",
     "gsr",
     "hit_at_k",
@@ -181,6 +188,7 @@ __all__ = [
     "macro_f1",
     "mean_average_precision",
     "mean_reciprocal_rank",
+    "median_pairwise_distance",
     "multilabel_f1",
     "ndcg_at_k",
     "normalize_text",
@@ -190,9 +198,11 @@ __all__ = [
     "pair_similarities",
     "pairwise_distances",
     "pca_reduce",
+    "polynomial_mmd",
     "precision_at_k",
     "purity_score",
     "recall_at_k",
+    "reconstruction_embedding_scores",
     "reranking_scores",
     "retrieval_scores",
     "si_sdr",

@@ -7,17 +7,37 @@ For clips u, v:
 - spearman: ``(1 − ρ(u, v)) / 2`` with ρ the Pearson correlation of the average-rank vectors
   (ties share their mean rank, as ``scipy.stats.rankdata``), clamped to [0, 1].
 
-All three reduce to one matrix product of per-clip feature rows, which is what makes them fast:
-cosine and spearman are ``(1 − ⟨a, b⟩) / 2`` for unit-norm rows (the rows themselves, or their
-centred ranks), euclidean is ``√(‖a‖² + ‖b‖² − 2⟨a, b⟩)``. The product is computed in row blocks
-over the upper triangle only; each block is written to its rows and, transposed, to its
-columns, which halves the arithmetic and makes the matrix exactly symmetric by construction.
-The diagonal is set to exactly zero.
+All three reduce to inner products of per-clip rows, which is what makes them fast: a matrix
+product, computed in row blocks over the upper triangle only (each block is written to its
+rows and, transposed, to its columns, which halves the arithmetic and makes the matrix exactly
+symmetric). The distance is then evaluated from the inner product g and the rows' squared
+norms S in float64 and rounded once to the matrix's dtype. The diagonal is exactly zero.
+
+Exact ties. The protocol breaks ties between equal distances by the lower clip index, so
+distances that are mathematically equal must come out bit-identical, not differ by rounding:
+
+- *Integer rows* (spearman always: twice the centred average ranks are integers; cosine and
+  euclidean when the embeddings are integer-valued) have exact integer products, from a
+  float32 product while every partial sum stays below 2²⁴ and from a float64 one below 2⁵³.
+  From exact g and S, euclidean's ``√(S_a + S_b − 2g)`` is one correctly rounded square root
+  of an exact integer; cosine and spearman use ``ρ = ±√(g² / (S_a·S_b))``, one correctly
+  rounded division of exact integers (while S² < 2⁵³), so equal correlations give equal bits
+  even when the rows' norms differ.
+- *Float rows* are multiplied in float64 (error ~10⁻¹⁶, far below float32's rounding, so equal
+  distances round to the same float32 with overwhelming probability). Cosine uses the
+  centred unit vectors and euclidean the centred vectors: ``‖a − b‖² = S_a + S_b − 2g`` then
+  cancels far less than with raw rows. Rows wider than :data:`FLOAT64_PRODUCT_MAX_DIM` use
+  float32 products over chunks of :data:`FLOAT32_CHUNK` dimensions accumulated in float64,
+  unless the clips are few enough for the Gram route below.
+- *Gram route* (float rows much wider than there are clips, e.g. flattened spectrograms):
+  the float64 Gram matrix of the centred clips, computed once (:func:`centred_gram`), gives
+  euclidean distances, cosine distances and the PCA of the grid without another product.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -28,6 +48,17 @@ from audiobench.metrics.validation import invalid_clips_error, validate_embeddin
 
 #: The distances the protocol defines, in its order.
 DISTANCE_METRICS: tuple[str, ...] = ("cosine", "euclidean", "spearman")
+#: Integers below these bounds (and sums of them) are exact in float32 and float64.
+FLOAT32_INTEGERS: float = 2.0**24
+FLOAT64_INTEGERS: float = 2.0**53
+#: Float rows up to this width are multiplied in float64; wider ones in float32 chunks.
+FLOAT64_PRODUCT_MAX_DIM: int = 1024
+#: Dimensions per float32 chunk (its rounding error grows with the chunk's length).
+FLOAT32_CHUNK: int = 512
+#: Float rows wider than this go through the Gram matrix when it fits in GRAM_BYTES.
+GRAM_MIN_DIM: int = 2048
+#: Largest float64 Gram matrix kept (N ≤ 5,792 clips).
+GRAM_BYTES: int = 1 << 28
 
 
 def check_metric(metric: str) -> str:
@@ -60,44 +91,262 @@ def average_ranks(X: torch.Tensor) -> torch.Tensor:
     return torch.empty_like(mean_rank).scatter_(1, order, mean_rank)
 
 
-def _row_features(
-    X: np.ndarray,
-    metric: str,
-    ids: Sequence[str | int] | None,
-    context: str,
-    device: torch.device,
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """Per-clip rows whose inner products give the distance, plus squared norms (euclidean).
+def centred_gram(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(centred, gram)``: the clips minus their mean, and their float64 Gram matrix.
 
-    Returned in float64; the caller casts to the precision of the matrix product.
+    One symmetric product (NumPy computes ``A @ A.T`` as a rank-k update, half the work of a
+    general product). Shared by the PCA of clips wider than they are many and by the
+    euclidean and cosine distances of such clips, so that it is computed once per subset.
     """
-    features = torch.from_numpy(X).to(device=device, dtype=torch.float64)
-    if metric == "cosine":
-        norms = torch.linalg.vector_norm(features, dim=1)
-        zero = torch.nonzero(norms == 0).flatten().cpu().numpy()
-        if zero.size:
-            raise invalid_clips_error(
-                f"cosine distance is undefined for zero vectors{context}", zero, ids
-            )
-        return features / norms[:, None], None
+    centred = X - X.mean(axis=0)
+    return centred, centred @ centred.T
+
+
+def gram_route(n_clips: int, dim: int) -> bool:
+    """Whether float rows of this shape are compared through their Gram matrix."""
+    return dim > max(GRAM_MIN_DIM, n_clips) and n_clips * n_clips * 8 <= GRAM_BYTES
+
+
+def _integer_valued(X: torch.Tensor) -> bool:
+    return bool(torch.equal(X, torch.round(X)))
+
+
+@dataclass(frozen=True, eq=False)
+class _Rows:
+    """Per-clip rows whose inner products g give a distance, and how.
+
+    ``form`` is "angle" (``(1 − g/√(S_a S_b)) / 2``), "chord" (``(S_a + S_b − 2g) / 4``, for
+    centred unit vectors) or "euclidean" (``√(S_a + S_b − 2g)``); ``squared_norms`` are the
+    rows' S in float64 (exact for integer rows). ``exact`` marks integer rows, whose products
+    are computed exactly; ``chunk`` > 0 marks float32 rows multiplied chunk by chunk.
+    """
+
+    rows: torch.Tensor
+    squared_norms: torch.Tensor
+    form: str
+    exact: bool
+    chunk: int = 0
+
+
+def _product_rows(values: torch.Tensor, squared: torch.Tensor | None) -> tuple[torch.Tensor, int]:
+    """Cast rows (float64) to the dtype their products are computed in, with the chunk size.
+
+    ``squared`` holds the squared norms of integer rows (None for float rows).
+    """
+    if squared is not None:
+        # Every partial sum of a product is at most √(S_a S_b) ≤ max S (Cauchy–Schwarz).
+        largest = float(squared.max())
+        return (values.to(torch.float32) if largest < FLOAT32_INTEGERS else values), 0
+    if values.shape[1] <= FLOAT64_PRODUCT_MAX_DIM:
+        return values, 0
+    return values.to(torch.float32), FLOAT32_CHUNK
+
+
+def _prepare_rows(
+    X: torch.Tensor, metric: str, ids: Sequence[str | int] | None, context: str
+) -> _Rows:
+    """The rows, norms and form of ``metric`` for the clips ``X`` (float64, on the device)."""
     if metric == "spearman":
-        rows = torch.empty_like(features)
+        d = X.shape[1]
+        ranks = torch.empty_like(X)
         # Ranking allocates several int64 temporaries per element: bound them by blocks.
-        for start, stop in row_ranges(features.shape[0], features.shape[1], factor=8):
-            rows[start:stop] = average_ranks(features[start:stop])
-        rows -= rows.mean(dim=1, keepdim=True)
-        norms = torch.linalg.vector_norm(rows, dim=1)
+        for start, stop in row_ranges(X.shape[0], d, factor=8):
+            ranks[start:stop] = average_ranks(X[start:stop])
+        # Twice the centred ranks are integers (average ranks are multiples of 1/2 and their
+        # mean is (d + 1) / 2), so their products are exact.
+        rows = ranks.mul_(2.0).sub_(d + 1)
+        squared = _squared_norms(rows)
         # All ranks equal <=> the vector is constant: its correlation with anything is 0/0.
-        constant = torch.nonzero(norms == 0).flatten().cpu().numpy()
+        constant = torch.nonzero(squared == 0).flatten().cpu().numpy()
         if constant.size:
             raise invalid_clips_error(
                 f"spearman distance is undefined for constant vectors{context}", constant, ids
             )
-        return rows / norms[:, None], None
-    # Euclidean distances do not change under translation; centring first shrinks the norms
-    # and with them the cancellation error in ‖a‖² + ‖b‖² − 2⟨a, b⟩.
-    centred = features - features.mean(dim=0, keepdim=True)
-    return centred, (centred * centred).sum(dim=1)
+        product, chunk = _product_rows(rows, squared)
+        return _Rows(product, squared, "angle", True, chunk)
+    squared = _squared_norms(X)
+    integer = _integer_valued(X) and float(squared.max()) < FLOAT64_INTEGERS
+    if metric == "cosine":
+        zero = torch.nonzero(squared == 0).flatten().cpu().numpy()
+        if zero.size:
+            raise invalid_clips_error(
+                f"cosine distance is undefined for zero vectors{context}", zero, ids
+            )
+        if integer:
+            product, chunk = _product_rows(X, squared)
+            return _Rows(product, squared, "angle", True, chunk)
+        unit = X / torch.sqrt(squared)[:, None]
+        rows = unit - unit.mean(dim=0, keepdim=True)
+    elif integer:
+        product, chunk = _product_rows(X, squared)
+        return _Rows(product, squared, "euclidean", True, chunk)
+    else:
+        # Translation does not change euclidean distances; centring shrinks the norms and with
+        # them the cancellation in S_a + S_b − 2g.
+        rows = X - X.mean(dim=0, keepdim=True)
+    product, chunk = _product_rows(rows, None)
+    # Norms of the rows as multiplied, so that S_a + S_b − 2g is ‖a − b‖² of those rows.
+    squared = _squared_norms(product)
+    return _Rows(product, squared, "chord" if metric == "cosine" else "euclidean", False, chunk)
+
+
+def _inner_products(rows: _Rows, start: int, stop: int) -> torch.Tensor:
+    """float64 inner products of rows start..stop with rows start..N (upper triangle)."""
+    left, right = rows.rows[start:stop], rows.rows[start:]
+    if not rows.chunk:
+        return (left @ right.T).to(torch.float64)
+    block = torch.zeros((stop - start, right.shape[0]), dtype=torch.float64, device=left.device)
+    for first in range(0, left.shape[1], rows.chunk):
+        last = first + rows.chunk
+        block += left[:, first:last] @ right[:, first:last].T
+    return block
+
+
+def _distances_from_products(
+    g: torch.Tensor, left: torch.Tensor, right: torch.Tensor, form: str, exact: bool
+) -> torch.Tensor:
+    """Distances (float64, in place of ``g``) from inner products and the squared norms of the
+    block's rows (``left``) and columns (``right``).
+
+    Every formula is symmetric in (a, b) operation by operation (S_a + S_b before subtracting
+    2g, √S_a·√S_b as one product), so an entry computed as (a, b) or as (b, a) rounds alike.
+    """
+    if form in ("euclidean", "chord"):
+        squared = torch.add(left[:, None], right[None, :]).sub_(g, alpha=2.0)
+        if form == "euclidean":
+            return g.copy_(squared.clamp_(min=0.0).sqrt_())
+        return g.copy_(squared.mul_(0.25).clamp_(0.0, 1.0))
+    largest = float(torch.maximum(left.max(), right.max()))
+    if exact and largest * largest < FLOAT64_INTEGERS:
+        # ρ² = g² / (S_a S_b): one correctly rounded division of exact integers, so equal
+        # correlations give equal bits.
+        sign = torch.sign(g)
+        rho = g.square_().div_(left[:, None] * right[None, :]).sqrt_().mul_(sign)
+    else:
+        rho = g.div_(torch.sqrt(left)[:, None] * torch.sqrt(right)[None, :])
+    return rho.neg_().add_(1.0).mul_(0.5).clamp_(0.0, 1.0)
+
+
+def _squared_norms(rows: torch.Tensor) -> torch.Tensor:
+    """float64 Σ x² of each row (exact for integer rows), in row blocks."""
+    out = torch.empty(rows.shape[0], dtype=torch.float64, device=rows.device)
+    for start, stop in row_ranges(rows.shape[0], rows.shape[1], factor=2):
+        block = rows[start:stop].to(torch.float64)
+        out[start:stop] = (block * block).sum(dim=1)
+    return out
+
+
+def _angle_from_gram(
+    gram: torch.Tensor, centred_mean_products: torch.Tensor, mean_square: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Uncentred inner products and squared norms from a centred Gram matrix: with c = x − m,
+    x_a·x_b = c_a·c_b + c_a·m + c_b·m + m·m."""
+    raw = gram + centred_mean_products[:, None] + centred_mean_products[None, :] + mean_square
+    return raw, torch.diagonal(raw).clone()
+
+
+def _write_block(out: torch.Tensor, block: torch.Tensor, start: int, stop: int) -> None:
+    """Write an upper-triangle block (float64) of rows start..stop to ``out`` and its mirror."""
+    rows = stop - start
+    square = block[:, :rows]
+    # The diagonal block is both an "upper" and a "lower" part; averaging it with its
+    # transpose makes it exactly symmetric (a + b == b + a in floating point).
+    square.copy_((square + square.T) * 0.5)
+    square.diagonal().zero_()
+    cast = block.to(out.dtype)
+    out[start:stop, start:].copy_(cast)
+    out[stop:, start:stop].copy_(cast[:, rows:].T)
+
+
+class ClipDistances:
+    """The distance matrices of one set of clips under any of the three metrics.
+
+    Work shared between metrics is done once: the integer check, and for float clips much
+    wider than they are many the centred Gram matrix (which a caller that already computed
+    it, e.g. for PCA, can pass in).
+
+    Parameters
+    ----------
+    X:
+        Validated embeddings (finite float64), shape (N, dim).
+    device:
+        Where the N × N work runs.
+    ids, context:
+        Clip ids and a suffix for error messages (e.g. " after PCA to 100 components").
+    gram:
+        Optional ``(centred, gram)`` from :func:`centred_gram` of exactly these clips.
+    """
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        device: torch.device,
+        *,
+        ids: Sequence[str | int] | None = None,
+        context: str = "",
+        gram: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        self.X = X
+        self.device = device
+        self.ids = ids
+        self.context = context
+        self._gram = gram
+        self._features: torch.Tensor | None = None
+
+    @property
+    def features(self) -> torch.Tensor:
+        if self._features is None:
+            self._features = torch.from_numpy(self.X).to(device=self.device, dtype=torch.float64)
+        return self._features
+
+    def _uses_gram(self, metric: str) -> bool:
+        if metric == "spearman" or not gram_route(*self.X.shape):
+            return False
+        return not _integer_valued(self.features)
+
+    def fill(self, metric: str, out: torch.Tensor) -> torch.Tensor:
+        """Write the ``metric`` distance matrix into ``out`` (N × N, float32 or float64)."""
+        check_metric(metric)
+        n = self.X.shape[0]
+        if out.shape != (n, n):
+            raise ValueError(f"out has shape {tuple(out.shape)}, expected {(n, n)}")
+        if self._uses_gram(metric):
+            return self._fill_from_gram(metric, out)
+        rows = _prepare_rows(self.features, metric, self.ids, self.context)
+        for start, stop in row_ranges(n, n, factor=2):
+            g = _inner_products(rows, start, stop)
+            block = _distances_from_products(
+                g, rows.squared_norms[start:stop], rows.squared_norms[start:], rows.form, rows.exact
+            )
+            _write_block(out, block, start, stop)
+        return out
+
+    def _fill_from_gram(self, metric: str, out: torch.Tensor) -> torch.Tensor:
+        if self._gram is None:
+            self._gram = centred_gram(self.X)
+        centred, gram_array = self._gram
+        gram = torch.from_numpy(gram_array).to(self.device)
+        if metric == "euclidean":
+            squared = torch.diagonal(gram).clone()
+            form = "euclidean"
+        else:
+            zero = np.flatnonzero(~self.X.any(axis=1))
+            if zero.size:
+                raise invalid_clips_error(
+                    f"cosine distance is undefined for zero vectors{self.context}", zero, self.ids
+                )
+            mean = self.X.mean(axis=0)
+            products = torch.from_numpy(centred @ mean).to(self.device)
+            gram, squared = _angle_from_gram(gram, products, float(mean @ mean))
+            form = "angle"
+        n = self.X.shape[0]
+        for start, stop in row_ranges(n, n, factor=2):
+            g = gram[start:stop, start:].clone()
+            block = _distances_from_products(
+                g, squared[start:stop], squared[start:], form, exact=False
+            )
+            _write_block(out, block, start, stop)
+        return out
 
 
 def fill_distance_matrix(
@@ -112,44 +361,12 @@ def fill_distance_matrix(
 
     ``X`` must already be validated (finite float64). ``out`` is float32 or float64 on the device
     the work should run on; it is overwritten entirely, which lets a caller reuse one N × N
-    buffer for every configuration. Memory besides ``out``: the feature rows and one row block.
-
-    Precision: cosine and spearman rows have unit norm, so their product is computed in the
-    dtype of ``out``; euclidean uses a float64 product (norms are not bounded, and the
-    cancellation in ‖a‖² + ‖b‖² − 2⟨a, b⟩ would otherwise blur near-duplicate clips).
-
-    ``context`` is appended to error messages (e.g. " after PCA to 100 components").
+    buffer for every configuration. Memory besides ``out``: the feature rows and a few row
+    blocks (or, on the Gram route, one float64 N × N Gram matrix). See the module docstring for
+    precision and ties. ``context`` is appended to error messages (e.g. " after PCA to 100
+    components").
     """
-    check_metric(metric)
-    n = X.shape[0]
-    if out.shape != (n, n):
-        raise ValueError(f"out has shape {tuple(out.shape)}, expected {(n, n)}")
-    features, squared_norms = _row_features(X, metric, ids, context, out.device)
-    product_dtype = torch.float64 if metric == "euclidean" else out.dtype
-    features = features.to(product_dtype)
-    blocks = row_ranges(n, n, factor=2)
-    workspace = torch.empty(
-        (blocks[0][1] - blocks[0][0]) * n, dtype=product_dtype, device=out.device
-    )
-    for start, stop in blocks:
-        rows = stop - start
-        # Upper triangle only: columns start..n of rows start..stop.
-        block = workspace[: rows * (n - start)].view(rows, n - start)
-        torch.mm(features[start:stop], features[start:].T, out=block)
-        if metric == "euclidean":
-            assert squared_norms is not None
-            block.mul_(-2.0).add_(squared_norms[start:stop, None])
-            block.add_(squared_norms[None, start:]).clamp_(min=0.0).sqrt_()
-        else:
-            block.mul_(-0.5).add_(0.5).clamp_(0.0, 1.0)
-        square = block[:, :rows]
-        # The diagonal block is both an "upper" and a "lower" part; averaging it with its
-        # transpose makes it exactly symmetric (a + b == b + a in floating point).
-        square.copy_((square + square.T) * 0.5)
-        square.diagonal().zero_()
-        out[start:stop, start:].copy_(block)
-        out[stop:, start:stop].copy_(block[:, rows:].T)
-    return out
+    return ClipDistances(X, out.device, ids=ids, context=context).fill(metric, out)
 
 
 def pairwise_distances(
@@ -178,7 +395,8 @@ def pairwise_distances(
     Returns
     -------
     numpy.ndarray
-        (N, N), exactly symmetric, exactly zero diagonal.
+        (N, N), exactly symmetric, exactly zero diagonal; mathematically equal distances are
+        equal (see the module docstring).
 
     Raises
     ------

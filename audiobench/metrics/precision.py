@@ -36,27 +36,28 @@ def check_ks(ks: Sequence[int], n_labelled: int) -> tuple[int, ...]:
 def neighbour_hits(
     neighbours: torch.Tensor, codes: torch.Tensor, ks: Sequence[int]
 ) -> dict[int, torch.Tensor]:
-    """Per-query hit counts under one labelling.
+    """Per-query hit counts under one labelling or a batch of labellings.
 
     Parameters
     ----------
     neighbours:
         ``int64`` (n, L) sorted neighbour positions, L ≥ max(ks).
     codes:
-        ``int64`` (n,) class codes of the n clips.
+        ``int64`` class codes of the n clips: (n,) for one labelling, (P, n) for P of them.
     ks:
         Neighbour counts.
 
     Returns
     -------
     dict
-        k → ``int64`` (n,): how many of each query's first k neighbours share its label. All
-        ks come from one gather of the first max(ks) neighbours' labels.
+        k → ``int64`` of ``codes``' shape: how many of each query's first k neighbours share
+        its label. All ks come from one gather of the first max(ks) neighbours' labels.
     """
     k_max = max(ks)
     nearest = neighbours[:, :k_max].reshape(-1)
-    matches = codes.index_select(0, nearest).view(-1, k_max) == codes[:, None]
-    return {k: matches[:, :k].sum(dim=1) for k in ks}
+    labels = codes.index_select(-1, nearest).view(*codes.shape, k_max)
+    matches = labels == codes[..., None]
+    return {k: matches[..., :k].sum(dim=-1) for k in ks}
 
 
 @overload

@@ -3,47 +3,53 @@
 The permutation baseline holds D fixed and shuffles the labels ``n_perm`` times (1000 by
 default), recomputing P@1, P@5 and GSR each time. Recomputing from scratch costs a full pass
 over the N × N matrix per permutation (and a full sort of it for P@k); this engine does the
-label-independent work once per matrix and only small, label-dependent work per labelling. A
-labelling is given as a permutation σ of the clips' positions: clip p receives the label of
-clip σ(p) (``codes[σ]``); the identity is the observed labelling, which goes through the very
-same code as the shuffled ones.
+label-independent work once per matrix and only label-dependent work per labelling, for a
+whole batch of labellings at a time. A labelling is given as a permutation σ of the clips'
+positions: clip p receives the label of clip σ(p) (``codes[σ]``); the identity is the
+observed labelling, which goes through the very same code as the shuffled ones.
 
 Once per matrix
     Each clip's L nearest neighbours, exactly sorted with ties to the lower index
-    (:func:`sorted_neighbours`, L = max(k_max, 32)), and the list of unordered same-class pairs
-    of the observed labelling.
+    (:func:`sorted_neighbours`, L = max(k_max, 32)), and what the AvgID method below needs.
 
-P@k under a labelling
+P@k under a batch of labellings
     The k nearest neighbours do not depend on labels, so P@k compares each clip's permuted
-    label with its first k neighbours' permuted labels: one gather of N·k labels.
+    label with its first k neighbours' permuted labels: one gather of P·N·k labels.
 
-GSR's NID under a labelling
+GSR's NID under a batch of labellings
     The nearest clip of another class is the first entry of the clip's sorted neighbour list
-    whose permuted label differs. Under shuffled labels the very first neighbour already
-    differs for all but ~|c|/N of the clips, so column 0 is tested for every clip and further
-    columns only for the few unresolved ones. A clip whose L nearest all share its label
-    (possible only if its class has more than L clips) falls back to an exact masked minimum
-    over its row of D: rare under shuffled labels, and at most one pass over D for the
-    observed labelling.
+    whose permuted label differs. Column 0 is tested for every (labelling, clip); only the
+    pairs it leaves unresolved (about |c|/N of them under shuffled labels) have their whole
+    list tested at once. A clip whose L nearest all share its label (possible only if its
+    class has more than L clips) falls back to an exact masked minimum over its row of D: rare
+    under shuffled labels, and at most one pass over D for the observed labelling.
 
-GSR's AvgID under a labelling
-    Needs Σ D[i, j] over the clips j sharing i's permuted label. Shuffling preserves class
-    sizes, so the same-class pairs of a permuted labelling are exactly the observed same-class
-    pairs with both ends mapped through σ⁻¹: (a, b) → (σ⁻¹(a), σ⁻¹(b)). Each labelling thus
-    costs one gather of Σ_c |c|(|c|−1)/2 entries of D (≈ 1.5·10⁵ for VocSim's largest subset,
-    against N² ≈ 2.9·10⁸ entries for a full pass) and a scatter-add into float64 per-clip sums.
-    Those gathers are random accesses into a matrix far larger than any cache, so their cost
-    is memory latency; running one labelling per core in parallel threads (each with a
-    single-threaded torch) overlaps the latencies. For data with very few, very large classes
-    the pair list approaches N²/2; the engine then switches, by a cost model, to multiplying row
-    blocks of D by the one-hot matrix of a batch of labellings (N²·C multiply-adds per
-    labelling, cheap when C is small).
+GSR's AvgID under a labelling: two exact methods, chosen by a cost model
+    It needs S_i = Σ D[i, j] over the clips j sharing i's permuted label.
 
-Every step yields what the from-scratch definition yields for the same labelling: the same
-neighbours in the same order, the same entries of D, float64 accumulation. Only the order of
-the float64 additions differs from :func:`gsr`; since D is float32, whose 24-bit significands
-sum exactly in float64's 53 bits unless the entries span a range of magnitudes beyond about
-2²⁹ / class size, the results are normally bit-identical (the tests check bit-identity).
+    *Pairs* (many small classes, as in VocSim): shuffling preserves class sizes, so the
+    same-class pairs of a permuted labelling are exactly the observed same-class pairs with
+    both ends mapped through σ⁻¹. Each labelling costs one gather of Σ_c |c|(|c|−1)/2 entries
+    of D (≈ 1.5·10⁵ for VocSim's largest subset, against N² ≈ 2.9·10⁸ for a full pass) and a
+    scatter-add into float64 per-clip sums. The gathers are random accesses into a matrix far
+    larger than any cache, so their cost is memory latency; running one labelling per core in
+    parallel threads (each with a single-threaded torch) overlaps the latencies.
+
+    *Class-indicator products* (few large classes, where the pair list approaches N²/2): for a
+    batch of P labellings, multiply D (float64) by the N × P·(C−1) one-hot matrix of every
+    labelling's classes except the largest one: one matrix product per batch, N²·(C−1)
+    multiply-adds per labelling. Clips of the omitted class get their exact float64 row sum
+    minus the sums over the other classes.
+
+Exactness. Every step yields what the from-scratch definition yields for the same labelling:
+the same neighbours in the same order, the same entries of D, float64 accumulation. D is
+float32, and float32 values (24-bit significands) sum exactly in float64's 53 bits unless the
+entries summed span a range of magnitudes beyond about 2²⁹ / N; then every order of summation
+gives the same exact sum and the results are bit-identical to :func:`gsr` (the tests check
+bit-identity). A float32 product, several times faster, would round each sum to about 7
+digits; with float64 the products cost N²·(C−1) multiply-adds per labelling, which is what
+limits this engine with ten or so large classes (about 2.5 s per 1000 labellings of 3,000
+clips in 10 classes on two cores).
 """
 
 from __future__ import annotations
@@ -54,7 +60,6 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import torch
 
-from audiobench.metrics import blocks
 from audiobench.metrics.blocks import gather_block, row_ranges
 from audiobench.metrics.neighbours import sorted_neighbours
 from audiobench.metrics.pairs import count_same_class_pairs, same_class_pairs
@@ -70,10 +75,21 @@ DEFAULT_LIST_LENGTH: int = 32
 PAIR_CHUNK: int = 1 << 18
 #: How many float64 multiply-adds of a blocked matrix product cost about as much as one random
 #: gather-and-scatter of a pair; chooses the AvgID method. Measured on the 2-core development
-#: machine (N = 6000): about 10 ns per pair against about 33 ps per multiply-add.
+#: machine (N = 3,000 to 6,000): 10 to 16 ns per pair against 33 to 45 ps per multiply-add.
 PAIR_COST_IN_MULTIPLY_ADDS: float = 300.0
-#: Labellings handed to a worker at a time when computing a null distribution.
+#: Labellings handed to a worker at a time in pair mode.
 WORK_CHUNK: int = 16
+#: Size of the float64 one-hot matrix of one batch of labellings in product mode. Wider
+#: batches amortise the float64 conversion of D's row blocks over more labellings.
+PRODUCT_BATCH_BYTES: int = 1 << 26
+#: At most this many labellings per product batch (the per-batch NID and P@k temporaries grow
+#: with it).
+MAX_PRODUCT_BATCH: int = 256
+#: Product mode keeps a float64 copy of D when it takes at most this many bytes (N ≤ 5,792);
+#: larger matrices are converted row block by row block for every batch.
+FLOAT64_COPY_BYTES: int = 1 << 28
+#: Entries of the (pending pairs × L) label table tested at once by the NID walk.
+WALK_ELEMENTS: int = 1 << 22
 
 #: ``permutations(index)`` → (permutation of the P@k clips or None, of the GSR clips or None).
 PermutationSource = Callable[[int], tuple[np.ndarray | None, np.ndarray | None]]
@@ -133,32 +149,62 @@ class RelabellingEvaluator:
         self.gsr_members = members
         self.gsr_sizes = sizes
         self.n_gsr = int(codes.shape[0])
+        device = self.D.device
         if members is None:
             self._gsr_neighbours = self.neighbours.indices
             self._gsr_distances = self.neighbours.distances
         else:
             # Re-express neighbour lists in GSR positions; excluded clips point at position
-            # n_gsr, where _nearest_other places a sentinel label that never counts as "other".
-            position = torch.full((self.n,), self.n_gsr, dtype=torch.int64, device=self.D.device)
-            position[members] = torch.arange(self.n_gsr, device=self.D.device)
+            # n_gsr, where the NID walk places a sentinel label that never counts as "other".
+            position = torch.full((self.n,), self.n_gsr, dtype=torch.int64, device=device)
+            position[members] = torch.arange(self.n_gsr, device=device)
             self._gsr_neighbours = position[self.neighbours.indices[members]]
             self._gsr_distances = self.neighbours.distances[members]
         self._first_neighbour = self._gsr_neighbours[:, 0].contiguous()
+        self._first_distance = self._gsr_distances[:, 0].contiguous()
         n_pairs = count_same_class_pairs(codes)
         n_classes = int(sizes.shape[0])
-        # Cost per labelling: a random access per pair, or an n × n × C matrix product.
-        self.uses_pairs = n_pairs * PAIR_COST_IN_MULTIPLY_ADDS <= self.n_gsr**2 * n_classes
+        # Cost per labelling: a random access per pair, or an n × n × (C − 1) matrix product.
+        self.uses_pairs = n_pairs * PAIR_COST_IN_MULTIPLY_ADDS <= self.n_gsr**2 * (n_classes - 1)
         if self.uses_pairs:
             self._pair_a, self._pair_b = same_class_pairs(codes)
+            return
+        # Product mode: one one-hot column per class except the largest, whose clips get their
+        # row sum minus the other classes' sums. slot[c] is class c's column (−1: omitted).
+        omitted = int(torch.argmax(sizes))
+        slot = torch.arange(n_classes, device=device)
+        slot[omitted + 1 :] -= 1
+        slot[omitted] = -1
+        self._slot = slot
+        self._width = n_classes - 1
+        dense = self.n_gsr**2 * 8 <= FLOAT64_COPY_BYTES
+        self._float64 = self._float64_rows(0, self.n_gsr) if dense else None
+        self._row_sums = torch.empty(self.n_gsr, dtype=torch.float64, device=device)
+        for start, stop in row_ranges(self.n_gsr, self.n_gsr, factor=3):
+            self._row_sums[start:stop] = self._rows(start, stop).sum(dim=1)
 
-    # -- one labelling ----------------------------------------------------------------------
+    def _float64_rows(self, start: int, stop: int) -> torch.Tensor:
+        """Rows start..stop of the GSR clips' block of D, float64, self-distances zeroed."""
+        block = gather_block(self.D, self.gsr_members, start, stop).to(torch.float64)
+        rows = torch.arange(stop - start, device=block.device)
+        block[rows, rows + start] = 0.0  # self is not an intra-class neighbour
+        return block
+
+    def _rows(self, start: int, stop: int) -> torch.Tensor:
+        if self._float64 is not None:
+            return self._float64[start:stop]
+        return self._float64_rows(start, stop)
+
+    # -- batches of labellings --------------------------------------------------------------
 
     def precision_hits(self, permutation: torch.Tensor) -> dict[int, torch.Tensor]:
-        """k → ``int64`` (n,) per-query hits under the labelling ``precision_codes[σ]``."""
+        """k → ``int64`` per-query hits under the labelling ``precision_codes[σ]``.
+
+        ``permutation`` is one permutation (n,) or a batch (P, n); each output has its shape.
+        """
         if self.precision_codes is None:
             raise ValueError("this evaluator was built without P@k labels")
-        codes = self.precision_codes[permutation]
-        return neighbour_hits(self._nearest_k, codes, self.ks)
+        return neighbour_hits(self._nearest_k, self.precision_codes[permutation], self.ks)
 
     def gsr_scores(self, permutations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Per-clip ``s_i`` (float64) and evaluated mask under ``gsr_codes[σ]``.
@@ -175,8 +221,7 @@ class RelabellingEvaluator:
         else:
             intra_sums = self._intra_sums_from_products(codes)
         avg_intra = intra_sums / (self.gsr_sizes[codes] - 1).to(torch.float64)
-        nearest = torch.stack([self._nearest_other(c) for c in codes])
-        scores, evaluated = separation_scores(avg_intra, nearest)
+        scores, evaluated = separation_scores(avg_intra, self._nearest_other(codes))
         if permutations.ndim == 1:
             return scores[0], evaluated[0]
         return scores, evaluated
@@ -203,56 +248,70 @@ class RelabellingEvaluator:
         return sums
 
     def _intra_sums_from_products(self, codes: torch.Tensor) -> torch.Tensor:
-        """Σ_j D[i, j] over same-class j for a batch (P, n_gsr) of labellings, via row blocks
-        of D times the one-hot matrix of all P labellings (float64)."""
-        batch = int(codes.shape[0])
-        n_classes = int(self.gsr_sizes.shape[0])
-        columns = codes + (torch.arange(batch, device=codes.device) * n_classes)[:, None]
-        onehot = torch.zeros(
-            (self.n_gsr, batch * n_classes), dtype=torch.float64, device=codes.device
-        )
-        onehot.scatter_(1, columns.T, 1.0)
-        sums = torch.empty((batch, self.n_gsr), dtype=torch.float64, device=codes.device)
-        for start, stop in row_ranges(self.n_gsr, self.n_gsr, factor=3):
-            block = gather_block(self.D, self.gsr_members, start, stop).to(torch.float64)
-            rows = torch.arange(stop - start, device=codes.device)
-            block[rows, rows + start] = 0.0  # self is not an intra-class neighbour
-            per_class = block @ onehot
-            sums[:, start:stop] = per_class.gather(1, columns[:, start:stop].T).T
+        """Σ_j D[i, j] over same-class j for a batch (P, n_gsr) of labellings: D (float64)
+        times the one-hot matrix of every labelling's classes but the largest."""
+        batch, n = int(codes.shape[0]), self.n_gsr
+        device = codes.device
+        width = self._width
+        slots = self._slot[codes]  # (P, n); −1 for the omitted class
+        listed = slots >= 0
+        columns = slots + (torch.arange(batch, device=device) * width)[:, None]
+        onehot = torch.zeros((n, batch * width), dtype=torch.float64, device=device)
+        clips = torch.arange(n, device=device).expand(batch, n)
+        onehot[clips[listed], columns[listed]] = 1.0
+        sums = torch.empty((batch, n), dtype=torch.float64, device=device)
+        ranges = [(0, n)] if self._float64 is not None else row_ranges(n, n, factor=3)
+        for start, stop in ranges:
+            per_class = (self._rows(start, stop) @ onehot).view(stop - start, batch, width)
+            own = per_class.gather(2, slots[:, start:stop].T.clamp(min=0)[..., None])[..., 0]
+            # The omitted class: the row sum minus the (exact) sums over all other classes.
+            rest = self._row_sums[start:stop, None] - per_class.sum(dim=2)
+            sums[:, start:stop] = torch.where(listed[:, start:stop].T, own, rest).T
         return sums
 
     def _nearest_other(self, codes: torch.Tensor) -> torch.Tensor:
-        """NID of every GSR clip under the labelling ``codes`` (n_gsr,)."""
+        """NID of every GSR clip under each labelling of the batch ``codes`` (P, n_gsr)."""
+        batch, n = int(codes.shape[0]), self.n_gsr
         neighbours, distances = self._gsr_neighbours, self._gsr_distances
         # Sentinel code -1 at position n_gsr, where excluded neighbours point: never "other".
-        padded = torch.cat([codes, codes.new_full((1,), -1)])
-        # Column 0 for every clip: under shuffled labels it resolves all but ~|c|/N of them;
-        # later columns are walked only for the clips still pending.
-        found = padded.index_select(0, self._first_neighbour)
+        padded = torch.cat([codes, codes.new_full((batch, 1), -1)], dim=1)
+        found = padded.gather(1, self._first_neighbour.expand(batch, n))
         resolved = (found != codes) & (found >= 0)
-        nearest = torch.where(resolved, distances[:, 0], torch.nan)
-        pending = torch.nonzero(~resolved).flatten()
-        for column in range(1, neighbours.shape[1]):
-            if pending.numel() == 0:
-                break
-            found = padded[neighbours[pending, column]]
-            hit = (found != codes[pending]) & (found >= 0)
-            nearest[pending[hit]] = distances[pending[hit], column]
-            pending = pending[~hit]
-        if pending.numel():
+        nearest = torch.where(resolved, self._first_distance.expand(batch, n), torch.nan)
+        pending = torch.nonzero(~resolved)
+        length = int(neighbours.shape[1])
+        if pending.shape[0] and length > 1:
+            # The rest of each unresolved list at once: its first entry of another class.
+            unresolved = []
+            step = max(1, WALK_ELEMENTS // length)
+            for start in range(0, int(pending.shape[0]), step):
+                which, clips = pending[start : start + step].unbind(1)
+                labels = padded[which[:, None], neighbours[clips, 1:]]
+                other = (labels != codes[which, clips][:, None]) & (labels >= 0)
+                hit = other.any(dim=1)
+                column = other.to(torch.uint8).argmax(dim=1) + 1  # the first "other" entry
+                nearest[which[hit], clips[hit]] = distances[clips[hit], column[hit]]
+                unresolved.append(pending[start : start + step][~hit])
+            pending = torch.cat(unresolved)
+        if pending.shape[0]:
             # Every listed neighbour shares the label: exact minimum over the clip's row.
             assert not self.neighbours.exhaustive, "a full list always holds another class"
-            for start, stop in row_ranges(int(pending.shape[0]), self.n_gsr, factor=3):
-                clips = pending[start:stop]
+            for start, stop in row_ranges(int(pending.shape[0]), n, factor=3):
+                which, clips = pending[start:stop].unbind(1)
                 rows = clips if self.gsr_members is None else self.gsr_members[clips]
                 block = self.D.index_select(0, rows)
                 if self.gsr_members is not None:
                     block = block.index_select(1, self.gsr_members)
-                same = codes[None, :] == codes[clips][:, None]  # includes the clip itself
-                nearest[clips] = block.masked_fill_(same, torch.inf).amin(dim=1)
+                own = codes[which, clips]
+                same = codes.index_select(0, which) == own[:, None]  # includes the clip itself
+                nearest[which, clips] = block.masked_fill_(same, torch.inf).amin(dim=1)
         return nearest
 
     # -- null distributions -----------------------------------------------------------------
+
+    def _product_batch(self) -> int:
+        width = self.n_gsr * max(1, self._width) * 8
+        return max(1, min(MAX_PRODUCT_BATCH, PRODUCT_BATCH_BYTES // width))
 
     def null_values(
         self,
@@ -265,43 +324,37 @@ class RelabellingEvaluator:
         ``permutations(i)`` gives the i-th labelling (of the P@k clips, of the GSR clips);
         results do not depend on how the work is scheduled. In pair mode the labellings are
         spread over one thread per usable core, each running torch single-threaded (see the
-        module docstring); ``advance(m)`` is called from the calling thread as work completes.
+        module docstring); in product mode batches run one after the other, parallel inside
+        torch's matrix product. ``advance(m)`` is called from the calling thread as work
+        completes.
         """
         names = [f"p@{k}" for k in self.ks] + (["gsr"] if self.gsr_codes is not None else [])
         values = {name: np.empty(count, dtype=np.float64) for name in names}
+        device = self.D.device
 
         def evaluate(indices: range, single_threaded: bool) -> None:
             if single_threaded:
                 # OpenMP's thread count is per thread, so this mostly affects this worker; the
                 # caller restores torch's setting afterwards in case anything global changed.
                 torch.set_num_threads(1)
-            device = self.D.device
-            gsr_batch: list[torch.Tensor] = []
-            for index in indices:
-                precision_perm, gsr_perm = permutations(index)
-                if self.precision_codes is not None:
-                    assert precision_perm is not None
-                    hits = self.precision_hits(torch.from_numpy(precision_perm).to(device))
-                    for k in self.ks:
-                        values[f"p@{k}"][index] = int(hits[k].sum()) / (self.n * k)
-                if self.gsr_codes is not None:
-                    assert gsr_perm is not None
-                    gsr_batch.append(torch.from_numpy(gsr_perm).to(device))
-            if gsr_batch:
-                scores, evaluated = self.gsr_scores(torch.stack(gsr_batch))
+            drawn = [permutations(index) for index in indices]
+            window = slice(indices.start, indices.stop)
+            if self.precision_codes is not None:
+                stacked = np.stack([pair[0] for pair in drawn])  # type: ignore[misc]
+                hits = self.precision_hits(torch.from_numpy(stacked).to(device))
+                for k in self.ks:
+                    totals = hits[k].sum(dim=1).cpu().numpy()
+                    values[f"p@{k}"][window] = totals / (self.n * k)
+            if self.gsr_codes is not None:
+                stacked = np.stack([pair[1] for pair in drawn])  # type: ignore[misc]
+                scores, evaluated = self.gsr_scores(torch.from_numpy(stacked).to(device))
                 raw, _ = mean_separation(scores, evaluated)
-                values["gsr"][indices.start : indices.stop] = ((raw + 1.0) / 2.0).cpu().numpy()
+                values["gsr"][window] = ((raw + 1.0) / 2.0).cpu().numpy()
 
-        if self.uses_pairs:
-            chunks = [range(s, min(s + WORK_CHUNK, count)) for s in range(0, count, WORK_CHUNK)]
-        else:
-            # Matrix-product mode: batches as large as one block of one-hot columns allows,
-            # parallel inside torch's matrix product.
-            width = self.n_gsr * int(self.gsr_sizes.shape[0])
-            size = max(1, min(64, blocks.BLOCK_ELEMENTS // max(1, width)))
-            chunks = [range(s, min(s + size, count)) for s in range(0, count, size)]
+        size = WORK_CHUNK if self.uses_pairs else self._product_batch()
+        chunks = [range(s, min(s + size, count)) for s in range(0, count, size)]
         threads = min(available_cores(), torch.get_num_threads())
-        if self.uses_pairs and self.D.device.type == "cpu" and threads > 1:
+        if self.uses_pairs and device.type == "cpu" and threads > 1:
             before = torch.get_num_threads()
             try:
                 with ThreadPoolExecutor(threads) as pool:

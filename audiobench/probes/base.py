@@ -11,14 +11,21 @@ order of ``classes_``, ``predict`` the decision. Two input levels:
 ``config()`` returns everything needed to reproduce the probe, as plain JSON types: its fixed
 hyper-parameters, the (fixed) grid searched, how the value was chosen (validation split,
 inner cross-validation or fixed) with the score of every grid point, and the chosen values.
+
+Progress: ``fit(..., progress=callback)`` calls ``callback`` with a :class:`FitProgress` after
+every unit of work (a grid point on an inner fold, the final fit, a training epoch), from the
+thread that called ``fit``; ``str()`` of it is one line of text, so a callback that prints or
+logs it gives a line per fit whether output goes to a terminal or a file.
 """
 
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Self
 
 import numpy as np
@@ -34,9 +41,12 @@ from audiobench.probes.data import (
 )
 
 __all__ = [
+    "FitProgress",
     "Inputs",
     "Probe",
     "ProbeLevel",
+    "ProgressCallback",
+    "ProgressCounter",
     "inner_cv_folds",
     "jsonable",
     "select_best",
@@ -48,6 +58,65 @@ ProbeLevel = Literal["vector", "token"]
 
 #: Validated probe inputs: ``[n, D]`` float32 vectors or a list of ``[T_i, D]`` sequences.
 Inputs = np.ndarray | list[np.ndarray]
+
+
+@dataclass(frozen=True)
+class FitProgress:
+    """One finished step of a probe's ``fit``: the ``done``-th of ``total``.
+
+    ``step`` says what ran (``"C=0.01, inner fold 2/5"``, ``"final fit, C=0.1"``,
+    ``"epoch 3/50"``); ``score`` is that step's selection score (``metric``) or training loss,
+    when there is one; ``seconds`` the time since ``fit`` began.
+    """
+
+    probe: str
+    done: int
+    total: int
+    step: str
+    score: float | None
+    metric: str | None
+    seconds: float
+
+    def __str__(self) -> str:
+        text = f"{self.probe} {self.done}/{self.total}: {self.step}"
+        if self.score is not None and self.metric is not None:
+            text += f", {self.metric} {self.score:.4f}"
+        return f"{text} ({self.seconds:.1f} s)"
+
+
+#: What ``fit(..., progress=...)`` takes.
+ProgressCallback = Callable[[FitProgress], None]
+
+
+class ProgressCounter:
+    """Numbers the steps of one ``fit`` call and hands each to its progress callback."""
+
+    def __init__(
+        self, probe: str, total: int, callback: ProgressCallback | None, metric: str | None
+    ) -> None:
+        self.probe = probe
+        self.total = total
+        self.callback = callback
+        self.metric = metric
+        self.done = 0
+        self.start = time.perf_counter()
+
+    def __call__(self, step: str, *, score: float | None = None, metric: str | None = None) -> None:
+        self.done += 1
+        if self.callback is None:
+            return
+        value = None if score is None or math.isnan(score) else float(score)
+        self.callback(
+            FitProgress(
+                probe=self.probe,
+                done=self.done,
+                total=self.total,
+                step=step,
+                score=value,
+                metric=metric or self.metric,
+                seconds=time.perf_counter() - self.start,
+            )
+        )
 
 
 def jsonable(value: Any) -> Any:
@@ -92,6 +161,8 @@ class Probe(ABC):
     level: ClassVar[ProbeLevel]
     #: Multi-label decision threshold on ``predict_scores``.
     threshold: ClassVar[float] = 0.5
+    #: The constructor takes ``device`` (a torch device for the heavy arithmetic).
+    accepts_device: ClassVar[bool] = False
 
     def __init__(self, *, multilabel: bool = False, seed: int = 0) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
@@ -101,6 +172,7 @@ class Probe(ABC):
         self._classes: np.ndarray | None = None
         self._n_features: int | None = None
         self._sizes: dict[str, int] = {}
+        self._progress: ProgressCallback | None = None
 
     # ------------------------------------------------------------------ public surface
 
@@ -125,8 +197,12 @@ class Probe(ABC):
         *,
         X_val: object | None = None,
         y_val: object | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Self:
         """Train on ``(X, y)``; ``(X_val, y_val)``, when given, chooses hyper-parameters.
+
+        ``progress``, when given, is called with a :class:`FitProgress` after every step
+        (see the module docstring).
 
         Raises
         ------
@@ -161,7 +237,11 @@ class Probe(ABC):
             )
             validation = (val_inputs, val_targets)
         self._classes = None
-        self._fit(inputs, targets, len(classes), validation)
+        self._progress = progress
+        try:
+            self._fit(inputs, targets, len(classes), validation)
+        finally:
+            self._progress = None
         self._classes = classes
         self._n_features = sequence_dim(inputs)
         self._sizes = {
@@ -237,6 +317,12 @@ class Probe(ABC):
         """``params``, ``grid``, ``selection`` and ``chosen`` (the last two ``None`` unfitted)."""
 
     # ------------------------------------------------------------------ helpers
+
+    def _progress_counter(self, total: int) -> ProgressCounter:
+        """A counter of ``total`` steps reporting to this ``fit`` call's callback."""
+        return ProgressCounter(
+            self.name, total, self._progress, selection_metric(self.multilabel)
+        )
 
     def _validate(self, X: object, what: str) -> Inputs:
         if self.level == "vector":

@@ -9,38 +9,84 @@ The inverse regularisation strength C comes from a fixed log-spaced grid, chosen
 (multi-label: micro-averaged average precision) on the validation split when one is given,
 else by seeded stratified inner cross-validation on the training clips (the scaler is refitted
 inside each fold); ties go to the smaller C (the stronger regularisation). The chosen model is
-then fitted on the training clips. The lbfgs solver is deterministic; ``seed`` fixes the inner
-folds.
+then fitted on the training clips. ``seed`` fixes the inner folds.
+
+Every fit is scikit-learn's ``LogisticRegression`` (lbfgs, ``tol``, ``max_iter``) computed by
+:mod:`audiobench.probes.logistic`: the same objective, starting point and optimiser call, so
+the same iterates up to rounding. What makes real-sized inputs fast:
+
+- the fits of the search (grid × inner folds) are independent and run on all usable cores,
+  one BLAS thread each (many small products gain nothing from threaded BLAS, and on a busy
+  machine its threads wait on each other); the numbers do not depend on how many run at once;
+- each fold is standardised once for the whole grid, not once per C;
+- wide inputs (features at least twice the training clips) are reduced exactly to the span of
+  the training rows first (:mod:`audiobench.probes.design`; its docstring states the one
+  difference, where L-BFGS-B stops);
+- with ``device="cuda"`` the loss and gradient run on the GPU.
+
+``fit(..., progress=callback)`` reports every fit as it finishes (:class:`FitProgress`).
 """
 
 from __future__ import annotations
 
-import warnings
+import threading
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
-from sklearn.multiclass import OneVsRestClassifier
-from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from audiobench.probes.base import (
     Inputs,
     Probe,
     ProbeLevel,
+    ProgressCounter,
     inner_cv_folds,
     select_best,
     selection_metric,
     selection_score,
 )
+from audiobench.probes.design import Design, prepare_design
+from audiobench.probes.logistic import LogisticFit, fit_logistic, logistic_scores
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["DEFAULT_C_GRID", "LinearProbe"]
 
 #: Inverse regularisation strengths searched: 1e-4 … 1e4, one per decade. On standardised
 #: features this spans "nearly constant" to "nearly unregularised".
 DEFAULT_C_GRID: tuple[float, ...] = tuple(float(c) for c in np.logspace(-4, 4, 9))
+
+
+@dataclass(frozen=True)
+class _Head:
+    """One fitted classifier on a design's features.
+
+    Multi-class: the model over the classes present in the fit (``present``, codes into the
+    probe's classes). Multi-label: one model per class, or that class's constant value when
+    the fit's clips all agree on it.
+    """
+
+    present: np.ndarray
+    models: tuple[LogisticFit | float, ...]
+
+    @property
+    def n_iter(self) -> list[int]:
+        return [m.n_iter for m in self.models if isinstance(m, LogisticFit)]
+
+
+@dataclass(frozen=True)
+class _FitSet:
+    """Training rows (and the held-out rows that score them) of one search fold."""
+
+    train: np.ndarray
+    targets: np.ndarray
+    evaluation: np.ndarray
+    eval_targets: np.ndarray
+    label: str
 
 
 class LinearProbe(Probe):
@@ -61,12 +107,18 @@ class LinearProbe(Probe):
         lbfgs tolerance.
     n_splits:
         Inner cross-validation folds when no validation split is given.
+    device:
+        ``None`` or ``"cpu"``: NumPy on the CPU. A CUDA device: the loss and gradient (and the
+        row-space reduction's products) run there, in float64.
+    n_jobs:
+        Fits run at once on the CPU (``None``: the usable cores). Does not change results.
     multilabel, seed:
         See :class:`Probe`.
     """
 
     name: ClassVar[str] = "linear"
     level: ClassVar[ProbeLevel] = "vector"
+    accepts_device: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -76,6 +128,8 @@ class LinearProbe(Probe):
         max_iter: int = 1000,
         tol: float = 1e-4,
         n_splits: int = 5,
+        device: str | torch.device | None = None,
+        n_jobs: int | None = None,
         multilabel: bool = False,
         seed: int = 0,
     ) -> None:
@@ -87,59 +141,122 @@ class LinearProbe(Probe):
             raise ValueError(f"max_iter must be positive, got {max_iter}")
         if n_splits < 2:
             raise ValueError(f"n_splits must be at least 2, got {n_splits}")
+        if n_jobs is not None and n_jobs < 1:
+            raise ValueError(f"n_jobs must be positive, got {n_jobs}")
         self.C = None if C is None else float(C)
         self.C_grid: tuple[float, ...] = tuple(sorted(set(grid)))
         self.max_iter = int(max_iter)
         self.tol = float(tol)
         self.n_splits = int(n_splits)
-        self._model: Pipeline | None = None
+        self.device = device
+        self.n_jobs = n_jobs
+        self._mean: np.ndarray | None = None
+        self._scale: np.ndarray | None = None
+        self._head: _Head | None = None
+        self._weights: list[tuple[np.ndarray, np.ndarray] | float] = []
         self._n_classes = 0
         self._chosen_C: float | None = None
         self._converged: bool | None = None
+        self._rank: int | None = None
         self._selection: dict[str, Any] | None = None
 
-    def _make_model(self, C: float) -> Pipeline:
-        regression = LogisticRegression(
-            C=C, max_iter=self.max_iter, tol=self.tol, random_state=self.seed
-        )
-        head = OneVsRestClassifier(regression) if self.multilabel else regression
-        return make_pipeline(StandardScaler(), head)
+    # ------------------------------------------------------------------ fitting
 
-    def _train(self, X: np.ndarray, targets: np.ndarray, C: float) -> Pipeline | None:
-        """Fit one model; ``None`` when a multi-class fold holds a single class."""
-        if targets.ndim == 1 and np.unique(targets).size < 2:
-            return None
-        model = self._make_model(C)
-        with warnings.catch_warnings():
-            # Weak regularisation on separable data stops at max_iter: expected in a search.
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            # One-vs-rest warns about a class constant within an inner fold; it then predicts
-            # that constant, which is the right answer for the fold.
-            warnings.filterwarnings("ignore", message="Label .* is present in all")
-            warnings.filterwarnings("ignore", message="Label not .* present in all")
-            model.fit(X, targets)
-        return model
-
-    def _scores(self, model: Pipeline, X: np.ndarray) -> np.ndarray:
-        """Probabilities ``[n, C]`` over all training classes (absent ones score 0)."""
-        proba = model.predict_proba(X)
+    def _train(self, design: Design, targets: np.ndarray, C: float) -> _Head | None:
+        """Fit one model on a design; ``None`` when a multi-class fold holds a single class."""
+        options = {"C": C, "max_iter": self.max_iter, "tol": self.tol}
         if self.multilabel:
-            return proba
-        full = np.zeros((X.shape[0], self._n_classes), dtype=np.float64)
-        full[:, model.classes_.astype(np.int64)] = proba
+            models: list[LogisticFit | float] = []
+            for column in targets.T:
+                if column.min() == column.max():
+                    # One-vs-rest predicts a class constant within the fold as that constant.
+                    models.append(float(column[0]))
+                else:
+                    models.append(fit_logistic(design.train, column, binary=True, **options))
+            return _Head(np.arange(targets.shape[1]), tuple(models))
+        present = np.unique(targets)
+        if present.size < 2:
+            return None
+        codes = np.searchsorted(present, targets)
+        binary = present.size == 2
+        return _Head(present, (fit_logistic(design.train, codes, binary=binary, **options),))
+
+    def _head_scores(self, head: _Head, features: np.ndarray | torch.Tensor) -> np.ndarray:
+        """Probabilities ``[n, C]`` over all training classes (absent ones score 0)."""
+        n = int(features.shape[0])
+        if self.multilabel:
+            columns = [
+                np.full(n, model) if isinstance(model, float) else logistic_scores(model, features)
+                for model in head.models
+            ]
+            return np.stack(columns, axis=1)
+        (model,) = head.models
+        assert isinstance(model, LogisticFit)
+        proba = logistic_scores(model, features)
+        if model.binary:
+            proba = np.stack([1.0 - proba, proba], axis=1)
+        full = np.zeros((n, self._n_classes), dtype=np.float64)
+        full[:, head.present] = proba
         return full
 
-    def _grid_scores(
-        self, X: np.ndarray, targets: np.ndarray, X_eval: np.ndarray, eval_targets: np.ndarray
-    ) -> list[float]:
-        results = []
-        for C in self.C_grid:
-            model = self._train(X, targets, C)
-            if model is None:
-                results.append(float("nan"))
-                continue
-            results.append(selection_score(eval_targets, self._scores(model, X_eval)))
-        return results
+    def _device(self) -> torch.device | None:
+        if self.device is None:
+            return None
+        from audiobench.metrics.runtime import resolve_device
+
+        device = resolve_device(self.device)
+        return None if device.type == "cpu" else device
+
+    def _search(
+        self, fit_sets: list[_FitSet], device: torch.device | None, report: ProgressCounter
+    ) -> np.ndarray:
+        """Selection scores ``[fold, C]``: every (fold, C) fit, on all workers."""
+        n_grid = len(self.C_grid)
+        scores = np.full((len(fit_sets), n_grid), np.nan)
+        designs: dict[int, Design] = {}
+        remaining = [n_grid] * len(fit_sets)
+        locks = [threading.Lock() for _ in fit_sets]
+
+        def design_of(index: int) -> Design:
+            with locks[index]:
+                if index not in designs:
+                    fit_set = fit_sets[index]
+                    designs[index] = prepare_design(
+                        fit_set.train, fit_set.evaluation, device=device
+                    )
+                return designs[index]
+
+        def run(index: int, c_index: int) -> float:
+            fit_set = fit_sets[index]
+            design = design_of(index)
+            head = self._train(design, fit_set.targets, self.C_grid[c_index])
+            if head is None:
+                return float("nan")
+            assert design.evaluation is not None
+            return selection_score(fit_set.eval_targets, self._head_scores(head, design.evaluation))
+
+        tasks = [(i, j) for i in range(len(fit_sets)) for j in range(n_grid)]
+        workers = self._workers(len(tasks), device)
+        with _one_blas_thread(workers > 1), ThreadPoolExecutor(workers) as pool:
+            futures = {pool.submit(run, i, j): (i, j) for i, j in tasks}
+            for future in as_completed(futures):
+                i, j = futures[future]
+                scores[i, j] = future.result()
+                remaining[i] -= 1
+                if not remaining[i]:
+                    designs.pop(i, None)  # free the fold's features once its grid is done
+                report(
+                    f"C={self.C_grid[j]:g}, {fit_sets[i].label}",
+                    score=scores[i, j],
+                )
+        return scores
+
+    def _workers(self, n_tasks: int, device: torch.device | None) -> int:
+        if device is not None:
+            return 1  # one accelerator: the fits queue on it anyway
+        from audiobench.metrics.runtime import available_cores
+
+        return max(1, min(n_tasks, self.n_jobs or available_cores()))
 
     def _fit(
         self,
@@ -149,24 +266,31 @@ class LinearProbe(Probe):
         validation: tuple[Inputs, np.ndarray] | None,
     ) -> None:
         assert isinstance(inputs, np.ndarray)
-        X = inputs.astype(np.float64)
+        device = self._device()
         self._n_classes = n_classes
         n_splits: int | None = None
         scores: list[float] = []
+        fit_sets: list[_FitSet] = []
         if len(self.C_grid) == 1:
             method = "fixed"
         elif validation is not None:
             method = "validation"
             val_inputs, val_targets = validation
             assert isinstance(val_inputs, np.ndarray)
-            scores = self._grid_scores(X, targets, val_inputs.astype(np.float64), val_targets)
+            fit_sets = [_FitSet(inputs, targets, val_inputs, val_targets, "validation")]
         else:
             method = "inner_cv"
             folds = inner_cv_folds(targets, n_splits=self.n_splits, seed=self.seed)
             n_splits = len(folds)
-            per_fold = np.array(
-                [self._grid_scores(X[tr], targets[tr], X[te], targets[te]) for tr, te in folds]
-            )
+            fit_sets = [
+                _FitSet(
+                    inputs[tr], targets[tr], inputs[te], targets[te], f"inner fold {k}/{n_splits}"
+                )
+                for k, (tr, te) in enumerate(folds, start=1)
+            ]
+        report = self._progress_counter(len(fit_sets) * len(self.C_grid) + 1)
+        if fit_sets:
+            per_fold = self._search(fit_sets, device, report)
             scores = [
                 float(np.nanmean(column)) if np.isfinite(column).any() else float("nan")
                 for column in per_fold.T
@@ -176,16 +300,18 @@ class LinearProbe(Probe):
             if method == "fixed"
             else select_best(self.C_grid, scores, prefer="first")
         )
-        model = self._train(X, targets, chosen)
-        assert model is not None  # fit() guarantees at least two training classes
-        head = model[-1]
-        regressions = head.estimators_ if self.multilabel else [head]
-        self._converged = all(
-            np.all(np.asarray(r.n_iter_) < self.max_iter)
-            for r in regressions
-            if isinstance(r, LogisticRegression)
-        )
-        self._model, self._chosen_C = model, float(chosen)
+        design = prepare_design(inputs, device=device, keep_lift=True)
+        head = self._train(design, targets, chosen)
+        assert head is not None  # fit() guarantees at least two training classes
+        report(f"final fit, C={chosen:g}")
+        self._mean, self._scale, self._rank = design.mean, design.scale, design.rank
+        self._weights = [
+            model if isinstance(model, float) else (design.lift(model.coef), model.intercept)
+            for model in head.models
+        ]
+        self._head = head
+        self._converged = all(n < self.max_iter for n in head.n_iter)
+        self._chosen_C = float(chosen)
         self._selection = {
             "method": method,
             "metric": None if method == "fixed" else selection_metric(self.multilabel),
@@ -194,9 +320,21 @@ class LinearProbe(Probe):
             "tie_break": "smaller C",
         }
 
+    # ------------------------------------------------------------------ prediction
+
     def _predict_scores(self, inputs: Inputs) -> np.ndarray:
-        assert isinstance(inputs, np.ndarray) and self._model is not None
-        return self._scores(self._model, inputs.astype(np.float64))
+        assert isinstance(inputs, np.ndarray) and self._head is not None
+        assert self._mean is not None and self._scale is not None
+        features = inputs.astype(np.float64)
+        features -= self._mean
+        features /= self._scale
+        lifted = tuple(
+            weights
+            if isinstance(weights, float)
+            else LogisticFit(coef=weights[0], intercept=weights[1], n_iter=0)
+            for weights in self._weights
+        )
+        return self._head_scores(_Head(self._head.present, lifted), features)
 
     def _config(self) -> dict[str, Any]:
         return {
@@ -212,5 +350,14 @@ class LinearProbe(Probe):
             "selection": self._selection,
             "chosen": None
             if self._chosen_C is None
-            else {"C": self._chosen_C, "converged": self._converged},
+            else {"C": self._chosen_C, "converged": self._converged, "row_space_rank": self._rank},
         }
+
+
+def _one_blas_thread(active: bool) -> Any:
+    """One BLAS thread per worker while several fits run at once."""
+    if not active:
+        return nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")

@@ -68,15 +68,18 @@ def make_clip(clip_id: str, label: str | None, **fields: Any) -> Clip:
 
 
 def task_class(name: str, main_score: str = "linear:accuracy", **options: Any) -> type:
-    """A ClassificationTask subclass with test metadata and the given class options."""
+    """A ClassificationTask subclass with test metadata and the given option defaults."""
     meta = TaskMetadata(
         name=name,
-        family=TaskFamily.CLASSIFICATION,
         description="test task",
         dataset=DatasetSource(kind="synthetic", path="tests"),
         main_score=main_score,
     )
-    return type(name, (ClassificationTask,), {"metadata": meta, **options})
+    return type(
+        name,
+        (ClassificationTask,),
+        {"metadata": meta, "options": ClassificationTask.Options(**options)},
+    )
 
 
 def separable(
@@ -417,13 +420,13 @@ def test_subsets_are_scored_apart_and_averaged() -> None:
     clips = [replace(c, subset="A" if i % 2 else "B") for i, c in enumerate(clips)]
     meta = TaskMetadata(
         name="TestSubsets",
-        family=TaskFamily.CLASSIFICATION,
         description="t",
         dataset=DatasetSource(kind="synthetic", path="tests"),
         subsets=("A", "B"),
         main_score="linear:accuracy",
     )
-    task = type("TestSubsets", (ClassificationTask,), {"metadata": meta, "folds": ("1", "2", "3")})
+    options = ClassificationTask.Options(folds=("1", "2", "3"))
+    task = type("TestSubsets", (ClassificationTask,), {"metadata": meta, "options": options})
     result = task().evaluate(FakeEmbedder(vectors), clips)
     assert list(result.scores) == ["A", "B"]
     mean = result.aggregates["mean"]
@@ -444,14 +447,14 @@ def test_score_problems_reject_bad_results() -> None:
     bad["default"]["linear"]["std"]["accuracy"] = 0.7
     bad["default"]["linear"]["n_samples"] = -3
     bad["default"]["knn"]["p@1"] = 0.5
-    bad["default"]["svm"] = {"accuracy": 0.5}
+    bad["default"]["svm"] = scores["default"]["knn"]  # a sound entry under an unknown name
     bad["elsewhere"] = {}
     problems = task.score_problems(bad)
     expected = [
-        "default.linear.accuracy: 1.5 is outside [0, 1]",
-        "default.linear.per_split.fold-1.f1_macro: -0.1 is outside [0, 1]",
-        "default.linear.std.accuracy: 0.7 is outside [0, 0.5]",
-        "default.linear.n_samples: must be a non-negative integer",
+        "default.linear.accuracy: Input should be less than or equal to 1, not 1.5",
+        "default.linear.per_split.fold-1.f1_macro: Input should be greater than or equal to 0",
+        "default.linear.std.accuracy: Input should be less than or equal to 0.5, not 0.7",
+        "default.linear.n_samples: Input should be greater than or equal to 0, not -3",
         "default.knn.p@1: unknown metric",
         "default.svm: unknown probe",
         "elsewhere: unknown subset",
@@ -459,7 +462,9 @@ def test_score_problems_reject_bad_results() -> None:
     for start in expected:
         assert any(p.startswith(start) for p in problems), (start, problems)
     assert len(problems) == len(expected)
-    assert MultiTask.score_problems({"default": {"linear": {"accuracy": 0.5}}}) == [
+    # A multi-label task knows other metrics (an otherwise complete entry).
+    entry = {"n_samples": 3, "n_classes": 2, "n_splits": 1, "std": {}, "per_split": {}}
+    assert MultiTask.score_problems({"default": {"linear": {"accuracy": 0.5, **entry}}}) == [
         "default.linear.accuracy: unknown metric; known: map, f1_micro, f1_macro"
     ]
 
@@ -549,7 +554,11 @@ def test_speech_commands_and_fsd50k_run_on_hub_like_copies(tmp_path: Path) -> No
     root = tmp_path / "speech"
     for split, n in (("train", 4), ("validation", 2), ("test", 2)):
         rows = [
-            {"audio": _tone(freq, k + 10 * n), "label": label, "speaker_id": f"{split}{k}"}
+            {
+                "audio": _tone(freq, k + 10 * n + len(split)),
+                "label": label,
+                "speaker_id": f"{split}{k}",
+            }
             for label, freq in FREQS.items()
             for k in range(n)
         ]
@@ -575,7 +584,8 @@ def test_speech_commands_and_fsd50k_run_on_hub_like_copies(tmp_path: Path) -> No
         for a in range(3):
             for b in range(a, 3):
                 for k in range(n):
-                    wave = _tone(FREQS[names[a]], k)[0] + _tone(FREQS[names[b]], k + 1)[0]
+                    seed = k + 100 * len(split)  # no clip of one split repeats in the other
+                    wave = _tone(FREQS[names[a]], seed)[0] + _tone(FREQS[names[b]], seed + 1)[0]
                     labels = sorted({names[a], names[b]})
                     rows.append({"audio": (wave, 16000), "labels": ",".join(labels)})
         write_hub_like(root, rows, split=split)

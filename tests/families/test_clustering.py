@@ -156,7 +156,7 @@ def test_score_problems_reject_bad_results() -> None:
         "default.ari: Input should be greater than or equal to -1, not -1.5",
         "default.purity: Input should be less than or equal to 1, not 1.2",
         "default.std.nmi: Input should be less than or equal to 0.5, not 0.8",
-        "default.per_seed.v_measure.1: Input should be less than or equal to 1, not 2.0",
+        "default.per_seed.v_measure[1]: Input should be less than or equal to 1, not 2.0",
         "default.silhouette: unknown field",
         "default.n_clusters: Input should be a valid integer",
         "other: unknown subset",

@@ -14,8 +14,8 @@ from audiobench.benchmark import get_benchmark
 from audiobench.families import RerankingTask
 from audiobench.families.reranking import closest_references
 from audiobench.results import load_result
+from audiobench.synthetic.candidates import caption_candidates
 from audiobench.task import TaskFamily
-from audiobench.tasks.reranking import caption_candidates
 from tests.families.test_retrieval import (
     FAST,
     FakeEmbedder,
@@ -29,12 +29,12 @@ from tests.hub_copy import write_hub_like
 
 
 class TextRerank(RerankingTask):
-    candidate_modality = "text"
+    options = RerankingTask.Options(candidate_modality="text")
     metadata = meta("TestTextRerank", TaskFamily.RERANKING, "map")
 
 
 class AudioRerank(RerankingTask):
-    candidate_modality = "audio"
+    options = RerankingTask.Options(candidate_modality="audio")
     metadata = meta("TestAudioRerank", TaskFamily.RERANKING, "map")
 
 
@@ -141,12 +141,41 @@ def test_bad_input_is_named() -> None:
 
 
 def test_score_problems() -> None:
-    good = {"default": {"map": 1.0, "ndcg@5": 0.2, "wer": 1.7, "cer": None, "n_skipped": 0}}
+    counts = dict.fromkeys(
+        (
+            "n_queries",
+            "n_skipped",
+            "n_skipped_empty",
+            "n_skipped_no_relevant",
+            "n_candidates",
+            "n_queries_unembedded",
+            "n_candidates_unembedded",
+        ),
+        0,
+    )
+    good = {
+        "default": {
+            "map": 1.0,
+            "mrr": 1.0,
+            "ndcg": 0.5,
+            "ndcg@5": 0.2,
+            "wer": 1.7,
+            "cer": None,
+            **counts,
+        }
+    }
     assert TextRerank.score_problems(good) == []
-    problems = TextRerank.score_problems({"default": {"wer": -0.1, "map": 2, "acc": 0.5}})
-    assert any(p.startswith("default.wer: -0.1 is outside [0, ∞]") for p in problems)
-    assert any(p.startswith("default.map: 2 is outside [0, 1]") for p in problems)
+    bad = {"default": {**good["default"], "wer": -0.1, "map": 2, "acc": 0.5}}
+    problems = TextRerank.score_problems(bad)
+    assert any(
+        p.startswith("default.wer: Input should be greater than or equal to 0") for p in problems
+    )
+    assert any(
+        p.startswith("default.map: Input should be less than or equal to 1, not 2")
+        for p in problems
+    )
     assert any(p.startswith("default.acc: unknown metric") for p in problems)
+    assert len(problems) == 3
 
 
 def test_caption_candidates_picks_hard_negatives() -> None:

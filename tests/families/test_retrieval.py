@@ -21,7 +21,7 @@ from audiobench.benchmark import get_benchmark
 from audiobench.cli import app
 from audiobench.encoder import Modality
 from audiobench.families import RetrievalTask
-from audiobench.families.retrieval import parse_list
+from audiobench.families.ranking_inputs import parse_list
 from audiobench.results import load_result
 from audiobench.runner import ProgressBar
 from audiobench.task import Embedder, TaskFamily, TaskMetadata
@@ -126,16 +126,16 @@ class A2A(RetrievalTask):
 
 
 class A2T(RetrievalTask):
-    query_modality = "audio"
-    document_modality = "text"
-    layout = "paired"
-    text_separator = "."
+    options = RetrievalTask.Options(
+        query_modality="audio", document_modality="text", layout="paired", text_separator="."
+    )
     metadata = meta("TestA2T", TaskFamily.RETRIEVAL, "mrr")
 
 
 class T2A(A2T):
-    query_modality = "text"
-    document_modality = "audio"
+    options = RetrievalTask.Options(
+        query_modality="text", document_modality="audio", layout="paired", text_separator="."
+    )
 
 
 class Subsets(RetrievalTask):
@@ -248,7 +248,7 @@ def test_bad_input_is_named() -> None:
     wide = {"c1": [1.0, 0.0, 0.0]}
     with pytest.raises(ValueError, match="dimension 3 but text embeddings 2"):
         A2T().evaluate(FakeEmbedder(wide, {"x": [1.0, 0.0]}), [clip("c1", text="x")])
-    with pytest.raises(ValueError, match="index must be"):
+    with pytest.raises(ValueError, match="invalid option index"):
         A2A(index="annoy")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="depth 5 is below"):
         A2A(index="faiss", depth=5)
@@ -309,19 +309,34 @@ def test_faiss_matches_exact_search() -> None:
 
 
 def test_score_problems() -> None:
-    good = {"default": {"mrr": 0.5, "hit@3": 1.0, "recall@20": 0.0, "n_queries": 3}}
+    counts = {
+        "n_queries": 3,
+        "n_skipped": 0,
+        "n_documents": 4,
+        "n_queries_unembedded": 0,
+        "n_documents_unembedded": 0,
+    }
+    good = {"default": {"mrr": 0.5, "map": 0.4, "hit@3": 1.0, "recall@20": 0.0, **counts}}
     assert A2A.score_problems(good) == []
     bad = {
-        "default": {"mrr": 1.5, "p@1": 0.3, "n_queries": -1, "map": None},
+        "default": {**good["default"], "mrr": 1.5, "p@1": 0.3, "n_queries": -1, "map": None},
         "other": {"mrr": 0.1},
     }
     problems = A2A.score_problems(bad)
-    assert any(p.startswith("default.mrr: 1.5 is outside [0, 1]") for p in problems)
+    assert any(
+        p.startswith("default.mrr: Input should be less than or equal to 1, not 1.5")
+        for p in problems
+    )
     assert any(p.startswith("default.p@1: unknown metric") for p in problems)
-    assert any(p.startswith("default.n_queries: must be a non-negative integer") for p in problems)
+    assert any(
+        p.startswith("default.n_queries: Input should be greater than or equal to 0")
+        for p in problems
+    )
     assert any(p.startswith("other: unknown subset") for p in problems)
     assert not any("default.map" in p for p in problems)  # null is allowed
-    assert A2A.score_problems({"mean": {"mrr": 0.2, "n_subsets": 2, "subsets": ["a"]}}) == []
+    assert len(problems) == 4
+    mean = {"mrr": 0.2, "map": None, "n_subsets": 2, "subsets": ["default"]}
+    assert A2A.score_problems({"mean": mean}) == []
 
 
 # -- the registered tasks ---------------------------------------------------------------------

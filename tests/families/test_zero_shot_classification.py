@@ -30,7 +30,7 @@ class ZeroShot(ZeroShotClassificationTask):
 
 
 class Declared(ZeroShot):
-    classes = ("rain", "dog_bark", "sea_waves")
+    options = ZeroShot.Options(classes=("rain", "dog_bark", "sea_waves"))
 
 
 PROMPTS = {
@@ -103,11 +103,27 @@ def test_skipped_clips_are_counted() -> None:
 
 
 def test_score_problems() -> None:
-    good = {"default": {"accuracy": 0.5, "top_5_accuracy": 1.0, "f1_macro": 0.1, "n_classes": 6}}
+    good = {
+        "default": {
+            "accuracy": 0.5,
+            "balanced_accuracy": 0.4,
+            "top_5_accuracy": 1.0,
+            "f1_macro": 0.1,
+            "n_samples": 12,
+            "n_classes": 6,
+            "n_unembedded": 0,
+        }
+    }
     assert ZeroShot.score_problems(good) == []
-    problems = ZeroShot.score_problems({"default": {"accuracy": 1.2, "top_x_accuracy": 0.1}})
-    assert any(p.startswith("default.accuracy: 1.2 is outside [0, 1]") for p in problems)
+    problems = ZeroShot.score_problems(
+        {"default": {**good["default"], "accuracy": 1.2, "top_x_accuracy": 0.1}}
+    )
+    assert any(
+        p.startswith("default.accuracy: Input should be less than or equal to 1, not 1.2")
+        for p in problems
+    )
     assert any(p.startswith("default.top_x_accuracy: unknown metric") for p in problems)
+    assert len(problems) == 2
 
 
 def test_every_declared_task_instantiates() -> None:

@@ -1,0 +1,123 @@
+"""What the cosine-ranking families read: list-valued metadata and unit-norm embedding matrices.
+
+Retrieval, reranking and zero-shot classification all score a query (a clip, a caption) against
+items (documents, candidates, class prompts) by the cosine similarity of their embeddings, which
+may come from the encoder's audio tower or its text tower. The helpers here turn clips and
+texts into float64 ``[n, D]`` matrices with a row index per id, check that both sides share one
+space, and scale rows to unit norm (refusing NaN, infinite and zero rows by name). They also
+read the list-valued metadata these tasks carry (``relevant``, ``candidates``, ``positives``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from audiobench.audio import Clip
+from audiobench.metrics.validation import describe_clips
+from audiobench.task import Embedder
+
+__all__ = [
+    "LIST_SEPARATOR",
+    "MAX_LISTED_IDS",
+    "check_same_width",
+    "embed_audio_matrix",
+    "embed_text_matrix",
+    "parse_list",
+    "unit_rows",
+]
+
+#: Separator of list-valued metadata in folder ``labels.csv`` files (``relevant``,
+#: ``candidates``, ``positives``): ``"a|b|c"``. Items are stripped; empty items are dropped.
+LIST_SEPARATOR = "|"
+#: How many ids of left-out queries a result's ``details`` lists.
+MAX_LISTED_IDS = 20
+
+
+def parse_list(value: Any, *, field: str, clip_id: str) -> list[str]:
+    """A list-valued metadata field as a list of strings.
+
+    Accepts a list or tuple (a Hugging Face sequence column) of strings or integers, or one
+    string whose items are joined by :data:`LIST_SEPARATOR` (a folder ``labels.csv`` cell).
+    Items are stripped and empty ones dropped, so ``""`` is the empty list.
+    """
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items: Iterable[Any] = value.split(LIST_SEPARATOR)
+    elif isinstance(value, list | tuple | np.ndarray):
+        items = list(value)
+    else:
+        raise ValueError(
+            f"clip {clip_id!r}: metadata[{field!r}] must be a list of strings or one string "
+            f"joined by {LIST_SEPARATOR!r}, not {type(value).__name__}"
+        )
+    out = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, str | int | np.integer):
+            raise ValueError(
+                f"clip {clip_id!r}: metadata[{field!r}] holds {item!r}; items must be strings"
+            )
+        text = str(item).strip()
+        if text:
+            out.append(text)
+    return out
+
+
+def embed_audio_matrix(
+    embedder: Embedder, clips: Sequence[Clip], description: str
+) -> tuple[dict[str, int], np.ndarray]:
+    """Pooled embeddings of ``clips`` as one ``[n, D]`` float64 matrix, and each kept id's row.
+
+    All clips are collated together, so padded (``flatten``) embeddings share one width.
+    Clips the runner skipped have no row.
+    """
+    from audiobench.pooling import collate
+
+    if not clips:
+        return {}, np.zeros((0, 0))
+    kept, arrays = embedder.embed(clips, description)
+    if not kept:
+        return {}, np.zeros((0, 0))
+    matrix = collate([np.asarray(a) for a in arrays]).astype(np.float64)
+    return {clip.id: i for i, clip in enumerate(kept)}, matrix
+
+
+def embed_text_matrix(
+    embedder: Embedder, texts: Sequence[str], description: str
+) -> tuple[dict[str, int], np.ndarray]:
+    """Text embeddings of the distinct ``texts`` (``[n, D]`` float64) and each text's row."""
+    unique = list(dict.fromkeys(texts))
+    if not unique:
+        return {}, np.zeros((0, 0))
+    matrix = np.asarray(embedder.embed_text(unique, description), dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[0] != len(unique):
+        raise ValueError(
+            f"model {embedder.encoder.meta.name!r} returned text embeddings of shape "
+            f"{matrix.shape} for {len(unique)} texts; expected [n, D]"
+        )
+    return {text: i for i, text in enumerate(unique)}, matrix
+
+
+def unit_rows(matrix: np.ndarray, names: Sequence[str], what: str) -> np.ndarray:
+    """Rows scaled to unit L2 norm (float64); non-finite or zero rows are an error naming them."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    bad = [names[i] for i in np.flatnonzero(~np.isfinite(matrix).all(axis=1))]
+    if bad:
+        raise ValueError(f"{what} embeddings have NaN or infinite values: {describe_clips(bad)}")
+    norms = np.linalg.norm(matrix, axis=1)
+    zero = [names[i] for i in np.flatnonzero(norms == 0)]
+    if zero:
+        raise ValueError(f"{what} embeddings are zero vectors (no cosine): {describe_clips(zero)}")
+    return matrix / norms[:, None]
+
+
+def check_same_width(a: np.ndarray, b: np.ndarray, what_a: str, what_b: str, model: str) -> None:
+    """Refuse two embedding matrices of different widths: they cannot be one space."""
+    if a.shape[1] != b.shape[1]:
+        raise ValueError(
+            f"model {model!r}: {what_a} embeddings have dimension {a.shape[1]} but {what_b} "
+            f"embeddings {b.shape[1]}; they must share one space"
+        )

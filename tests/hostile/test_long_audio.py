@@ -1,0 +1,99 @@
+"""Item 9: bounded memory on hostile audio (a per-clip duration limit, a collate budget)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from audiobench import audio, pooling
+from audiobench.audio import MAX_CLIP_SECONDS, AudioDecodeError, FileAudioRef, load_waveform
+from audiobench.models.baselines import LogMelEncoder
+from audiobench.pooling import CollateTooLargeError
+from audiobench.runner import CachedEmbedder
+from audiobench.sources import load_folder_clips
+from tests.conftest import write_tone
+from tests.encoders import StatsEncoder
+from tests.hostile.files import tone_folder, write_labels
+
+
+def _one_hertz_wav(path: Path) -> Path:
+    """4 KB of PCM that declares a 1 Hz rate: 2000 s once decoded."""
+    noise = 0.1 * np.random.default_rng(0).standard_normal(2000)
+    sf.write(path, noise.astype(np.float32), 1, subtype="PCM_16")
+    assert path.stat().st_size < 4096 + 64
+    return path
+
+
+def test_tiny_file_declaring_1_hz_is_refused_from_its_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _one_hertz_wav(tmp_path / "slow.wav")
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("decoded or resampled a clip over the limit")
+
+    monkeypatch.setattr(sf.SoundFile, "read", never)
+    monkeypatch.setattr(audio.soxr, "resample", never)
+    with pytest.raises(
+        AudioDecodeError,
+        match=r"clip 'slow' \(file .*slow.wav\): too long: declares 2000.0 s of audio "
+        r"\(2000 frames at 1 Hz\), over the limit of 600 s per clip",
+    ):
+        load_waveform(FileAudioRef(path), 16000, clip_id="slow")
+
+
+def test_the_limit_is_documented_and_can_be_raised(tmp_path: Path) -> None:
+    assert MAX_CLIP_SECONDS == 600.0
+    path = write_tone(tmp_path / "two.wav", seconds=2.0, sr=8000)
+    with pytest.raises(AudioDecodeError, match=r"over the limit of 1\.5 s per clip"):
+        load_waveform(FileAudioRef(path), 16000, clip_id="two", max_seconds=1.5)
+    assert len(load_waveform(FileAudioRef(path), 16000, clip_id="two", max_seconds=None)) == 32000
+
+
+def test_a_30_minute_clip_is_skipped_and_recorded(tmp_path: Path) -> None:
+    root = tone_folder(tmp_path / "d", n=3)
+    # 30 minutes at 100 Hz: 350 KB on disk, 28.8 million samples at 16 kHz.
+    sf.write(root / "long.wav", np.zeros(180_000, dtype=np.float32), 100, subtype="PCM_16")
+    write_labels(root, ["c0.wav,a", "long.wav,a", "c1.wav,b", "c2.wav,a"])
+    clips = load_folder_clips(root)
+    with pytest.raises(AudioDecodeError, match=r"clip 'long' .*declares 1800.0 s"):
+        CachedEmbedder(StatsEncoder(), None).embed(clips, "")
+    embedder = CachedEmbedder(StatsEncoder(), None, on_error="skip")
+    kept, _ = embedder.embed(clips, "")
+    assert [c.id for c in kept] == ["c0", "c1", "c2"]
+    [skipped] = embedder.stats.skipped
+    assert skipped.id == "long" and skipped.location.endswith("long.wav")
+    assert skipped.reason.startswith("clip 'long'") and "too long: declares 1800.0 s" in (
+        skipped.reason
+    )
+    # The runner's limit is its own option.
+    short = CachedEmbedder(StatsEncoder(), None, on_error="skip", max_clip_seconds=0.305)
+    kept, _ = short.embed(clips, "")
+    assert [c.id for c in kept] == ["c0"]
+
+
+def test_flatten_pooling_refuses_to_pad_every_clip_to_one_long_clip(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tone_folder(tmp_path / "d", n=4)  # 0.30-0.33 s: about 20 log-mel frames each
+    write_tone(root / "long.wav", seconds=20.0, freq=500.0)  # 1251 frames
+    write_labels(root, ["c0.wav,a", "c1.wav,b", "long.wav,a", "c2.wav,a", "c3.wav,b"])
+    clips = load_folder_clips(root)
+    monkeypatch.setattr(pooling, "collate_budget", lambda: 100_000)
+    embedder = CachedEmbedder(LogMelEncoder(), None)
+    _, arrays = embedder.embed(clips[:2] + clips[3:], "short clips")  # 4 x 128 x 21 fits
+    assert pooling.collate(arrays).shape == (4, 128 * max(a.shape[0] for a in arrays))
+    with pytest.raises(
+        CollateTooLargeError,
+        match=r"padding 5 embeddings to the longest, clip 'long' \(1251×128; median length "
+        r"21\), needs 800,640 values .* over the budget of 100,000",
+    ):
+        embedder.embed(clips, "with the long clip")
+    with pytest.raises(CollateTooLargeError, match=r"embedding #2 \(1251×128"):
+        pooling.collate(
+            [np.zeros((21, 128)), np.zeros((21, 128)), np.zeros((1251, 128))],
+            max_elements=100_000,
+        )
