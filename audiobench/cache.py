@@ -235,10 +235,11 @@ class EmbeddingCache:
     def count(self, fingerprint: str | None = None) -> int:
         with self._guard():
             if fingerprint is None:
-                return self._conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
-            return self._conn.execute(
+                return int(self._conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
+            row = self._conn.execute(
                 "SELECT COUNT(*) FROM embeddings WHERE fingerprint = ?", (fingerprint,)
-            ).fetchone()[0]
+            ).fetchone()
+            return int(row[0])
 
     def clear(self, model: str | None = None) -> int:
         """Delete everything, or only the entries of encoders with registry name ``model``.

@@ -9,7 +9,7 @@ import sys
 import warnings
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,8 +20,30 @@ from audiobench import registry
 from audiobench.leaderboard.cli import leaderboard_app, results_app
 from audiobench.version import __version__
 
+if TYPE_CHECKING:
+    from audiobench.grid import RunFailure
+
+
+class _Group(typer.core.TyperGroup):
+    """The top command; lets ``evaluate --ray`` stand without an address."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, _bare_ray(args))
+
+
+def _bare_ray(args: list[str]) -> list[str]:
+    """``--ray`` followed by nothing or another option means ``--ray=default``."""
+    if "evaluate" not in args:
+        return args
+    return [
+        "--ray=default" if a == "--ray" and (i + 1 == len(args) or args[i + 1][:1] == "-") else a
+        for i, a in enumerate(args)
+    ]
+
+
 app = typer.Typer(
     help="Benchmark audio embeddings: VocSim zero-shot similarity and more.",
+    cls=_Group,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -51,6 +73,11 @@ USER_ERRORS = (
 class OnErrorChoice(StrEnum):
     raise_ = "raise"
     skip = "skip"
+
+
+class RayAudio(StrEnum):
+    bytes = "bytes"
+    paths = "paths"
 
 
 class ListWhat(StrEnum):
@@ -98,7 +125,13 @@ def _main(
 @app.command()
 def evaluate(
     model: Annotated[
-        str, typer.Option("--model", "-m", help="Model name (see `audiobench list models`).")
+        list[str],
+        typer.Option(
+            "--model",
+            "-m",
+            help="Model name (see `audiobench list models`). Repeat for several models: every "
+            "(task, model) pair runs, and a failed pair does not stop the others.",
+        ),
     ],
     task: Annotated[
         list[str] | None,
@@ -229,9 +262,35 @@ def evaluate(
         ),
     ] = False,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="Encode on a Ray cluster: `--ray ADDRESS` (ray://head:10001, head:6379), or "
+            "`--ray` alone for $RAY_ADDRESS, else the cluster started on this machine, else a "
+            "new local one. The cache and results stay on this machine. Needs "
+            "pip install 'audiobench[ray]'.",
+        ),
+    ] = None,
+    ray_actors: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Encoder actors on the cluster (default: one per GPU with --device cuda, "
+            "else half the cluster's CPUs).",
+        ),
+    ] = None,
+    ray_audio: Annotated[
+        RayAudio,
+        typer.Option(
+            help="How audio reaches the Ray workers: bytes (this machine reads the files and "
+            "ships them; no shared filesystem needed) or paths (the workers read the files, "
+            "or hub datasets from their own hub cache).",
+        ),
+    ] = RayAudio.bytes,
 ) -> None:
-    """Evaluate a model on one or more tasks and write a JSON result per task."""
-    from audiobench.evaluation import evaluate as run
+    """Evaluate models on tasks and write a JSON result per (task, model) pair."""
+    from audiobench.grid import evaluate_grid
 
     tasks = list(task or [])
     bench = None
@@ -261,9 +320,10 @@ def evaluate(
     if paper_filters:
         task_options.update(max_duration_percentile=98.0, min_clips_per_class=6)
     try:
-        results = run(
+        outcome = evaluate_grid(
             tasks,
             model,
+            on_failure=_report_failure if len(tasks) * len(model) > 1 else None,
             output_dir=output_dir,
             batch_size=batch_size,
             device=device,
@@ -271,7 +331,7 @@ def evaluate(
             pooling=pooling,
             revision=revision,
             overwrite=overwrite,
-            on_error=on_error.value,  # type: ignore[arg-type]
+            on_error=on_error.value,
             cache_dir=cache_dir,
             use_cache=not no_cache,
             dataset=dataset,
@@ -281,6 +341,9 @@ def evaluate(
             model_options=model_options,
             progress=progress,
             count_flops=flops,
+            ray=ray,
+            ray_actors=ray_actors,
+            ray_audio=ray_audio.value,
             console=err,
         )
     except USER_ERRORS as exc:
@@ -289,7 +352,28 @@ def evaluate(
         err.print("[yellow]interrupted[/]: finished batches are cached; rerun to resume")
         raise typer.Exit(130) from None
     if bench is not None:
-        out.print(_benchmark_table(bench, results))
+        out.print(_benchmark_table(bench, outcome.results))
+    if outcome.failures:
+        n_runs = len(tasks) * len(model)
+        err.print(
+            Text.assemble(
+                ("error: ", "bold red"),
+                f"{len(outcome.failures)} of {n_runs} runs failed (the others' results are "
+                "written; a rerun does only what is missing)",
+            ),
+            highlight=False,
+        )
+        raise typer.Exit(1)
+
+
+def _report_failure(failure: RunFailure) -> None:
+    """One line per failed (task, model) pair of a grid; the grid goes on."""
+    exc = failure.error
+    detail = str(exc) if isinstance(exc, USER_ERRORS) else f"{type(exc).__name__}: {exc}"
+    where = f"{failure.task} with {failure.model}" if failure.task else f"model {failure.model}"
+    err.print(Text.assemble(("error: ", "bold red"), f"{where}: {detail}"), highlight=False)
+    if _debug["on"]:
+        err.print_exception()
 
 
 def parse_options(items: list[str], flag: str) -> dict[str, Any]:
@@ -360,7 +444,13 @@ def _model_rows(kind: str | None) -> list[dict[str, Any]]:
         meta = cls.meta
         if kind and meta.output_kind != kind:
             continue
-        rows.append({"name": name, **meta.model_dump(mode="json", exclude={"name"})})
+        rows.append(
+            {
+                "name": name,
+                **meta.model_dump(mode="json", exclude={"name"}),
+                "options": cls.Options().model_dump(mode="json"),
+            }
+        )
     return rows
 
 

@@ -9,25 +9,36 @@
   kernels are invisible to the counter. Models that pad to a fixed window
   (Whisper's 30 s) pay for the whole window, which the figure shows. Encoders
   that do no torch work (DSP baselines) report None, not 0.
+- **Peak resident memory** of the process (:func:`peak_rss_bytes`), portable through
+  ``psutil``: Windows reports the peak working set itself; on Unix ``getrusage``'s
+  ``ru_maxrss`` is the peak (psutil has no peak there); elsewhere the largest RSS
+  sampled so far.
 """
 
 from __future__ import annotations
 
 import contextlib
-import resource
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import psutil
 
 from audiobench.encoder import Encoder
+
+try:  # Unix only; psutil has no peak RSS on Linux or macOS
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
 
 __all__ = [
     "FLOPS_PROBE_SECONDS",
     "compression_ratio",
     "count_flops_per_second",
     "peak_memory_mb",
+    "peak_rss_bytes",
 ]
 
 FLOPS_PROBE_SECONDS = 10.0
@@ -85,15 +96,38 @@ def _weights_materialised(encoder: Encoder) -> Iterator[None]:
         yield
 
 
+_sampled_peak_lock = threading.Lock()
+_sampled_peak = 0
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident set size of this process so far, in bytes, on every OS.
+
+    The current RSS comes from ``psutil.Process().memory_info()``; the peak from the OS where
+    it keeps one (Windows: ``peak_wset``; Unix: ``getrusage(RUSAGE_SELF).ru_maxrss``, KiB on
+    Linux and bytes on macOS). Where neither exists, the largest RSS seen by any call so far
+    stands in, a lower bound of the true peak. Never less than the current RSS.
+    """
+    global _sampled_peak
+    info = psutil.Process().memory_info()
+    peak = int(info.rss)
+    windows_peak = getattr(info, "peak_wset", None)
+    if windows_peak is not None:
+        peak = max(peak, int(windows_peak))
+    elif resource is not None:
+        maxrss = int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        peak = max(peak, maxrss if sys.platform == "darwin" else maxrss * 1024)
+    with _sampled_peak_lock:
+        _sampled_peak = max(_sampled_peak, peak)
+        return _sampled_peak
+
+
 def peak_memory_mb(device: str) -> dict[str, Any]:
-    """Peak resident memory of this process, and peak CUDA memory when on a GPU."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # Linux reports kilobytes, macOS bytes.
-    rss = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+    """Peak resident memory of this process, and peak CUDA memory when on a GPU (MiB)."""
     gpu = None
     if device.startswith("cuda"):
         import torch
 
         if torch.cuda.is_available():
             gpu = torch.cuda.max_memory_allocated() / 2**20
-    return {"peak_memory_mb": rss, "peak_gpu_memory_mb": gpu}
+    return {"peak_memory_mb": peak_rss_bytes() / 2**20, "peak_gpu_memory_mb": gpu}

@@ -1,31 +1,90 @@
 """The encoder interface: what every model, built-in or plugin, implements.
 
-An encoder declares itself with a :class:`ModelMeta` and turns batches of
-waveforms (mono float32 at ``meta.sample_rate``) into one array per clip.
-Loading is lazy: constructing an encoder is cheap and never touches the
-network; :meth:`Encoder.load` runs the first time something is encoded.
+An encoder declares itself with a :class:`ModelMeta` and its options with one
+:class:`EncoderOptions` model, and turns batches of waveforms (mono float32 at
+``meta.sample_rate``) into one array per clip.
+
+The contract on loading: constructing an encoder is cheap and never touches
+the network; whoever uses it (the runner, the FLOP counter, a test) calls
+:meth:`Encoder.load` once, and the encode methods assume a loaded model (those
+with weights raise :class:`RuntimeError` otherwise, see
+:meth:`Encoder.require_loaded`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from enum import StrEnum
 from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from audiobench.pooling import Pooling
 
-__all__ = ["Encoder", "Modality", "ModelMeta", "OutputKind"]
+__all__ = [
+    "DeviceError",
+    "Encoder",
+    "EncoderOptions",
+    "Modality",
+    "ModelMeta",
+    "OutputKind",
+    "check_device",
+]
 
 #: Bumped when a change to the framework alters what an encoder's cached
 #: outputs mean, so old cache entries stop matching.
 CACHE_FORMAT_VERSION = 1
+
+
+class DeviceError(ValueError):
+    """The requested torch device does not exist on this machine."""
+
+
+def check_device(device: str) -> None:
+    """Raise :class:`DeviceError` unless ``device`` (cpu, cuda, cuda:N, mps) is usable here.
+
+    Runs start with it, before any data or weights are read: a run asked to
+    use CUDA on a machine without it stops with that reason instead of
+    failing later (transformers models) or silently running on the CPU while
+    the result records the GPU (DSP baselines).
+    """
+    if device == "cpu":
+        return
+    import torch
+
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise DeviceError(
+            f"unknown device {device!r}; use cpu, cuda, cuda:N (N-th GPU) or mps"
+        ) from None
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            if torch.version.cuda is None:
+                why = f"this torch build ({torch.__version__}) has no CUDA support"
+            else:
+                visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+                why = "no CUDA GPU is visible" + (
+                    f" (CUDA_VISIBLE_DEVICES={visible!r})" if visible is not None else ""
+                )
+            raise DeviceError(
+                f"device {device!r} requested, but CUDA is not available on this machine: "
+                f"{why}; use --device cpu"
+            )
+        count = torch.cuda.device_count()
+        if parsed.index is not None and parsed.index >= count:
+            raise DeviceError(
+                f"device {device!r} requested, but this machine has {count} CUDA device(s) "
+                f"(cuda:0 to cuda:{count - 1})"
+            )
+    elif parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise DeviceError(f"device {device!r} requested, but MPS is not available on this machine")
 
 
 class OutputKind(StrEnum):
@@ -65,20 +124,69 @@ class ModelMeta(BaseModel):
     reference: str | None = None
 
 
+class EncoderOptions(BaseModel):
+    """Base of an encoder's options: one typed, validated pydantic model per encoder.
+
+    An encoder declares ``class Options(<its base>.Options)`` with one field
+    (type, default, description) per option; the constructor validates the
+    keywords it gets beyond the common ones (``device``, ``dtype``,
+    ``pooling``, ``revision``), so an unknown option is an error that lists the
+    accepted ones, and ``-o KEY=VALUE`` text is coerced by pydantic (``"64"``
+    to ``64``). The values other than None are recorded in ``Encoder.params``,
+    hence in the cache fingerprint and the result, except the fields named in
+    ``unrecorded`` (they change nothing or reach the fingerprint another way,
+    e.g. ``weights`` through ``Encoder.source``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: Fields left out of ``Encoder.params``.
+    unrecorded: ClassVar[frozenset[str]] = frozenset()
+
+    def recorded(self) -> dict[str, Any]:
+        """The options that identify the encoder's outputs, as ``Encoder.params``."""
+        return {
+            name: value
+            for name, value in self.model_dump().items()
+            if value is not None and name not in self.unrecorded
+        }
+
+
+def _option_problems(exc: ValidationError) -> str:
+    """Pydantic's errors as ``crop must be 'center' or 'start', got 'random'``."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        field = str(error["loc"][0]) if error["loc"] else "options"
+        message = str(error["msg"])
+        if message.startswith("Input should be "):
+            expected = message.removeprefix("Input should be ")
+            message = f"{field} must be {expected}, got {error.get('input')!r}"
+        elif message.startswith("Value error, "):
+            message = message.removeprefix("Value error, ")  # the validator names the field
+        else:
+            message = f"{field}: {message}"
+        problems.append(message)
+    return "; ".join(problems)
+
+
 class Encoder(ABC):
     """Base class of all encoders.
 
-    Subclasses set :attr:`meta` and implement :meth:`_load` and
-    :meth:`encode_audio`; audio–text models also implement :meth:`encode_text`
-    and codecs :meth:`decode`. Constructor keyword arguments that change the
-    output (layer, bandwidth, …) go to ``params`` so they enter the cache
-    fingerprint and the result file.
+    Subclasses set :attr:`meta`, declare their options as ``Options`` and
+    implement :meth:`_load` and :meth:`encode_audio`; audio–text models also
+    implement :meth:`encode_text` and codecs :meth:`decode`. The class's
+    ``meta`` is the declared default; every instance holds its own
+    (``self.meta``), which a factory may pass (``meta=``, e.g. for an
+    ``hf:<directory>`` checkpoint) and the constructor may adjust (EnCodec's
+    codes), without ever touching the class.
     """
 
-    meta: ClassVar[ModelMeta]
-    #: Keyword options the constructor takes beyond the common ones; None accepts
-    #: any (recorded in ``params``). Declaring them turns a typo into an error.
-    options: ClassVar[tuple[str, ...] | None] = None
+    #: The declared metadata (class level); ``self.meta`` is the instance's.
+    meta: ModelMeta
+    #: The options this encoder takes, one pydantic model (none by default).
+    Options: ClassVar[type[EncoderOptions]] = EncoderOptions
+    #: This instance's validated options (subclasses narrow the type to their ``Options``).
+    options: EncoderOptions
 
     def __init__(
         self,
@@ -87,37 +195,81 @@ class Encoder(ABC):
         dtype: str | None = None,
         pooling: str | None = None,
         revision: str | None = None,
-        **params: Any,
+        meta: ModelMeta | None = None,
+        **options: Any,
     ) -> None:
-        accepted = self.accepted_options()
-        unknown = sorted(set(params) - set(accepted)) if accepted is not None else []
-        if unknown:
+        if meta is not None and not isinstance(meta, ModelMeta):
             raise ValueError(
-                f"model {self.meta.name!r} has no option(s) {unknown}; "
-                f"it accepts {list(accepted or []) or 'none'}"
+                f"meta must be a ModelMeta (given by a model's factory), got {type(meta).__name__}"
             )
+        self.meta = meta if meta is not None else type(self).meta
+        self.options = self.parse_options(options, name=self.meta.name)
         self.device = device
         self.dtype = dtype
         self.revision = revision or self.meta.revision
         self.pooling = Pooling.parse(pooling or self.meta.default_pooling)
-        self.params: dict[str, Any] = dict(params)
+        #: The options that change the output: they enter the fingerprint and the result.
+        self.params: dict[str, Any] = self.options.recorded()
         #: Where the weights are loaded from (a hub id or a directory; None for DSP).
         self.source: str | None = self.meta.source
         self._loaded = False
-        self._notes: dict[str, int] = {}
+        self._notes: dict[str, int | None] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        legacy = cls.__dict__.get("options")
+        if isinstance(legacy, tuple) and legacy:
+            raise TypeError(
+                f"{cls.__qualname__}: declare the options {list(legacy)} as fields of "
+                "`class Options(EncoderOptions)` (type, default, description), not as a tuple"
+            )
 
     @classmethod
-    def accepted_options(cls) -> tuple[str, ...] | None:
-        """Names of the options this encoder takes (None: not declared)."""
-        return cls.options
+    def parse_options(cls, values: Mapping[str, Any], *, name: str | None = None) -> EncoderOptions:
+        """``values`` validated into ``cls.Options``; errors name the model (``name``).
+
+        Factories call it to check options before they load anything.
+        """
+        name = name or cls.meta.name
+        accepted = list(cls.Options.model_fields)
+        unknown = sorted(set(values) - set(accepted))
+        if unknown:
+            raise ValueError(
+                f"model {name!r} has no option(s) {unknown}; it accepts {accepted or 'none'}"
+            )
+        try:
+            return cls.Options.model_validate(dict(values))
+        except ValidationError as exc:
+            problems = _option_problems(exc)
+            raise ValueError(f"model {name!r}: invalid option(s): {problems}") from None
+
+    @classmethod
+    def accepted_options(cls) -> tuple[str, ...]:
+        """Names of the options this encoder takes."""
+        return tuple(cls.Options.model_fields)
 
     # -- lifecycle -------------------------------------------------------------
 
     def load(self) -> None:
-        """Load weights (once). Called by the runner before the first batch."""
+        """Load the weights, once (later calls do nothing).
+
+        Whoever uses the encoder calls it before encoding: the runner, the FLOP
+        counter, a test. Encode methods never load by themselves. A device this
+        machine lacks is a :class:`DeviceError` here, before anything is read.
+        """
         if not self._loaded:
+            check_device(self.device)
             self._load()
             self._loaded = True
+
+    @property
+    def loaded(self) -> bool:
+        return self._loaded
+
+    def require_loaded(self) -> None:
+        """Raise a clear error when a method that needs the weights runs before :meth:`load`."""
+        if not self._loaded:
+            raise RuntimeError(f"model {self.meta.name!r} is not loaded; call load() first")
 
     def _load(self) -> None:  # noqa: B027 - DSP baselines have nothing to load
         """Fetch and build the model; override in encoders with weights."""
@@ -129,7 +281,8 @@ class Encoder(ABC):
         """Encode a batch of mono float32 waveforms at ``meta.sample_rate``.
 
         Returns one array per waveform, in order: ``[D]`` for vector outputs,
-        ``[T, D]`` for sequences, integer ``[T, Q]`` for tokens.
+        ``[T, D]`` for sequences, integer ``[T, Q]`` for tokens. Assumes
+        :meth:`load` was called.
         """
 
     def n_valid_frames(self, n_samples: int) -> int | None:
@@ -138,7 +291,6 @@ class Encoder(ABC):
 
     def embed(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Encode and pool: what the runner caches and the evaluators consume."""
-        self.load()
         outputs = self.encode_audio(waveforms)
         if len(outputs) != len(waveforms):
             raise RuntimeError(
@@ -168,13 +320,23 @@ class Encoder(ABC):
         """Context in which attention runs unfused, so FLOP counting sees its matmuls."""
         return nullcontext()
 
-    def note(self, message: str, count: int = 1) -> None:
-        """Count an event worth telling the user about (e.g. clips cut to the window)."""
-        self._notes[message] = self._notes.get(message, 0) + count
+    def note(self, message: str, count: int | None = 1) -> None:
+        """Count an event worth telling the user about (e.g. clips cut to the window).
+
+        ``count=None`` records a remark about the model rather than about
+        clips (e.g. a default it had to adapt), told once as written.
+        """
+        if count is None:
+            self._notes.setdefault(message, None)
+            return
+        self._notes[message] = (self._notes.get(message) or 0) + count
 
     def pop_notes(self) -> list[str]:
         """Counted events since the last call, as sentences; resets the counts."""
-        notes = [f"{n} clip(s): {message}" for message, n in self._notes.items()]
+        notes = [
+            message if n is None else f"{n} clip(s): {message}"
+            for message, n in self._notes.items()
+        ]
         self._notes.clear()
         return notes
 

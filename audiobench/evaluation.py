@@ -8,20 +8,20 @@ import os
 import re
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 from rich.markup import escape
 
-from audiobench import registry
+from audiobench import distributed, registry
 from audiobench.audio import Clip
 from audiobench.cache import EmbeddingCache
 from audiobench.efficiency import compression_ratio, count_flops_per_second, peak_memory_mb
-from audiobench.encoder import Encoder
+from audiobench.encoder import Encoder, check_device
 from audiobench.progress import RichProgress
 from audiobench.results import (
     PINNED_REVISION,
@@ -72,6 +72,20 @@ class RunConfig(BaseModel):
     model_options: dict[str, Any] = Field(default_factory=dict)
     progress: bool = True
     count_flops: bool = True
+    # Where the embeddings are computed: never part of the run identity.
+    ray: str | None = Field(
+        None,
+        description="Encode on a Ray cluster: its address, or 'default' (RAY_ADDRESS, else "
+        "the cluster started on this machine, else a new local instance).",
+    )
+    ray_actors: int | None = Field(
+        None, ge=1, description="Encoder actors (default: one per GPU, or half the CPUs)."
+    )
+    ray_audio: Literal["bytes", "paths"] = Field(
+        "bytes",
+        description="How audio reaches the workers: the driver ships the encoded bytes, or "
+        "the workers read the paths (shared filesystem or hub cache).",
+    )
 
 
 def _make_task(spec: str | Task, config: RunConfig) -> Task:
@@ -154,6 +168,7 @@ def evaluate(
     config: RunConfig | None = None,
     *,
     console: Console | None = None,
+    on_failure: Callable[[str, Exception], None] | None = None,
     **settings: Any,
 ) -> list[TaskResult]:
     """Evaluate ``model`` on each of ``tasks``; write and return one result per task.
@@ -164,8 +179,11 @@ def evaluate(
     existing result file is reused only if it records the identical run
     (same data, model fingerprint, task options, subsets); embeddings come
     from the cache whenever the same encoder has seen the same waveform.
+    With ``on_failure``, a task that fails is passed to it (name, exception)
+    and the others go on; without, the first failure raises.
     """
     config = RunConfig.model_validate({**(config.model_dump() if config else {}), **settings})
+    check_device(config.device)  # before any work: no CUDA, no run (DSP baselines included)
     console = console or Console(stderr=True, soft_wrap=True)  # paths must not wrap
     task_specs = [tasks] if isinstance(tasks, str | Task) else list(tasks)
     if not task_specs:
@@ -188,9 +206,15 @@ def evaluate(
     flops = _FlopsOnce(config.count_flops)
     results = []
     try:
-        for spec in task_specs:
-            task = _make_task(spec, config)
-            results.append(_run_one(task, encoder, cache, config, console, flops))
+        with distributed.session_scope(config, console):
+            for spec in task_specs:
+                try:
+                    task = _make_task(spec, config)
+                    results.append(_run_one(task, encoder, cache, config, console, flops))
+                except Exception as exc:  # with on_failure, one failed task does not stop the rest
+                    if on_failure is None:
+                        raise
+                    on_failure(spec if isinstance(spec, str) else spec.name, exc)
     finally:
         if cache is not None:
             cache.close()
@@ -305,6 +329,7 @@ def _run_one(
     if not clips:
         raise ValueError(f"task {task.name}: the dataset holds no clips for the selected subsets")
     t_loaded = time.perf_counter()
+    ray_info = distributed.warm_cache(task, encoder, cache, clips, config, console)
     hook = RichProgress(console) if config.progress else None
     embedder = CachedEmbedder(
         encoder,
@@ -313,12 +338,14 @@ def _run_one(
         batch_size=config.batch_size,
         on_error=config.on_error,
         progress=hook,
+        # A task whose data legitimately repeats audio (one clip in several pairs) says so.
+        allow_duplicates=bool(getattr(task, "allow_duplicates", False)),
     )
     with hook if hook is not None else nullcontext():
         scores = task.evaluate(embedder, clips)
     t_done = time.perf_counter()
     stats = embedder.stats
-    embed_wall = stats.wall_s
+    embed_wall = stats.wall_s + (ray_info.wall_s if ray_info is not None else 0.0)
     notes = [*stats.events, *encoder.pop_notes()]
     for note in notes:
         console.print(f"  [yellow]warning:[/] {escape(encoder.meta.name)}: {escape(note)}")
@@ -374,7 +401,7 @@ def _run_one(
             evaluate_s=max(0.0, (t_done - t_loaded) - embed_wall),
             total_s=t_done - t_start,
         ),
-        environment=Environment.capture(config.device),
+        environment=Environment.capture(config.device, ray=ray_info),
         date=utc_now(),
     )
     written = result.save(output_dir)

@@ -59,23 +59,23 @@ _FALLBACK_ELEMENTS = 1 << 30
 
 
 def _mean_time(z: np.ndarray) -> np.ndarray:
-    return z.mean(axis=0)
+    return np.asarray(z.mean(axis=0))
 
 
 def _mean_feat(z: np.ndarray) -> np.ndarray:
-    return z.mean(axis=1)
+    return np.asarray(z.mean(axis=1))
 
 
 def _first_time(z: np.ndarray) -> np.ndarray:
-    return z[0]
+    return np.asarray(z[0])
 
 
 def _first_feat(z: np.ndarray) -> np.ndarray:
-    return z[:, 0]
+    return np.asarray(z[:, 0])
 
 
 def _max_time(z: np.ndarray) -> np.ndarray:
-    return z.max(axis=0)
+    return np.asarray(z.max(axis=0))
 
 
 #: component name -> (function, whether its length depends on T)

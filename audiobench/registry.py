@@ -190,8 +190,12 @@ def _folder_task(argument: str, **kwargs: Any) -> Task:
 tasks.add_resolver("folder", _folder_task)
 
 
+# Model resolvers import their module when first used (torch and transformers are heavy);
+# models never import the registry: the cascade gets ``models.create`` as an argument.
+
+
 def _hf_model(argument: str, **kwargs: Any) -> Encoder:
-    from audiobench.models.hf import hf_encoder
+    from audiobench.models.hf_auto import hf_encoder
 
     return hf_encoder(argument, **kwargs)
 
@@ -209,7 +213,7 @@ models.add_resolver("hear", _hear_model)
 def _cascade_model(argument: str, **kwargs: Any) -> Encoder:
     from audiobench.models.cascade import cascade_encoder
 
-    return cascade_encoder(argument, **kwargs)
+    return cascade_encoder(argument, models.create, **kwargs)
 
 
 models.add_resolver("cascade", _cascade_model)

@@ -32,6 +32,7 @@ __all__ = [
     "Efficiency",
     "Environment",
     "ModelInfo",
+    "RayInfo",
     "RunIdentity",
     "SkippedClip",
     "TaskInfo",
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 #: Version 2 added the run identity (``run``); version-1 files still validate.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION: Literal[2] = 2
 NO_REVISION = "no_revision"
 #: A revision that names one immutable state of a hub dataset: a full commit hash.
 PINNED_REVISION = r"^[0-9a-f]{40}$"
@@ -171,6 +172,23 @@ class Efficiency(BaseModel):
     dtype: str | None = None
 
 
+class RayInfo(BaseModel):
+    """The Ray cluster that computed a run's embeddings (``--ray``); not part of its identity."""
+
+    model_config = _STRICT
+    address: str | None = Field(description="Cluster address as given (None: the default one).")
+    ray_version: str
+    nodes: int = Field(ge=0, description="Alive nodes of the cluster.")
+    cluster_cpus: float = Field(ge=0)
+    cluster_gpus: float = Field(ge=0)
+    workers: int = Field(ge=0, description="Encoder actors (0: the cache held everything).")
+    gpus: float = Field(ge=0, description="GPUs held by the encoder actors.")
+    n_dispatched: int = Field(ge=0, description="Clips sent to the encoder actors.")
+    n_encoded: int = Field(ge=0, description="Clips whose embeddings the cluster committed.")
+    restarts: int = Field(ge=0, description="Encoder actors restarted after dying.")
+    wall_s: float = Field(ge=0, description="Duration of the cluster stage.")
+
+
 class Environment(BaseModel):
     model_config = _STRICT
     python: str
@@ -178,9 +196,10 @@ class Environment(BaseModel):
     torch: str | None = None
     numpy: str
     device: str
+    ray: RayInfo | None = Field(default=None, description="Set when encoding ran on Ray.")
 
     @classmethod
-    def capture(cls, device: str) -> Environment:
+    def capture(cls, device: str, *, ray: RayInfo | None = None) -> Environment:
         import numpy as np
 
         try:
@@ -195,6 +214,7 @@ class Environment(BaseModel):
             torch=torch_version,
             numpy=np.__version__,
             device=device,
+            ray=ray,
         )
 
 

@@ -20,7 +20,6 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -39,6 +38,7 @@ from audiobench.encoder import Encoder
 from audiobench.pooling import check_collate_size
 from audiobench.results import SkippedClip
 from audiobench.task import Embedder
+from audiobench.torch_runtime import inference_mode
 
 __all__ = [
     "BatchSizeWarning",
@@ -62,7 +62,19 @@ class EmbeddingError(RuntimeError):
 
     def __init__(self, clip: Clip, reason: str) -> None:
         self.clip_id = clip.id
-        super().__init__(f"clip {clip.id!r} ({clip.audio.location}): {reason}")
+        super().__init__(f"clip {clip.id!r} ({clip.audio.location}): {_one_line(reason)}")
+
+
+def _one_line(text: str) -> str:
+    """The first line of a (possibly multi-line) error, marked when more followed.
+
+    A user's terminal gets one line per error; the whole of the encoder's
+    error stays in the exception chain (``--debug``).
+    """
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return text.strip()
+    return lines[0] + (" [...]" if len(lines) > 1 else "")
 
 
 @dataclass
@@ -154,6 +166,7 @@ class CachedEmbedder(Embedder):
         self, clips: Sequence[Clip], description: str, *, pooled: bool = True
     ) -> tuple[list[Clip], list[np.ndarray]]:
         self._pooled = pooled
+        self.encoder.load()  # once (later calls do nothing); encoders never load themselves
         t0 = time.perf_counter()
         kept: list[Clip] = []
         arrays: list[np.ndarray] = []
@@ -195,7 +208,7 @@ class CachedEmbedder(Embedder):
             self.cache,
             canonical_rate=self.canonical_rate,
             batch_size=self.batch_size,
-            on_error=self.on_error,
+            on_error="skip" if self.on_error == "skip" else "raise",
             workers=self.workers,
             chunk_size=self.chunk_size,
             progress=self.progress,
@@ -209,6 +222,7 @@ class CachedEmbedder(Embedder):
 
     def embed_text(self, texts: Sequence[str], description: str) -> np.ndarray:
         """Text embeddings in batches of ``batch_size``, with a progress bar."""
+        self.encoder.load()
         bar = self.track(description, len(texts), "texts")
         parts = []
         try:
@@ -348,7 +362,6 @@ class CachedEmbedder(Embedder):
                 if self._pooled:
                     outputs = self.encoder.embed(waves)
                 else:
-                    self.encoder.load()
                     outputs = self.encoder.encode_audio(waves)
         except Exception as exc:
             if is_out_of_memory(exc) and len(batch) > 1:
@@ -357,7 +370,9 @@ class CachedEmbedder(Embedder):
                 ids = ", ".join(repr(it.clip.id) for it in batch[:5])
                 more = f" and {len(batch) - 5} more" if len(batch) > 5 else ""
                 err = EmbeddingError(
-                    batch[0].clip, f"encoder failed on a batch with clips {ids}{more}: {exc}"
+                    batch[0].clip,
+                    f"encoder failed on a batch with clips {ids}{more}: "
+                    f"{type(exc).__name__}: {exc}",
                 )
                 if self.on_error == "raise":
                     raise err from exc
@@ -423,14 +438,6 @@ def _free_accelerator_memory() -> None:
         return
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
-
-
-def inference_mode() -> AbstractContextManager[object]:
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is a dependency
-        return nullcontext()
-    return torch.inference_mode()
 
 
 class ProgressBar:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.reports import Report, Summary, parse_score_path, problems_of, score_at
 
@@ -55,6 +56,7 @@ class TaskFamily(StrEnum):
     ZERO_SHOT_CLASSIFICATION = "zero_shot_classification"
     RECONSTRUCTION = "reconstruction"
     PERCEPTUAL_ALIGNMENT = "perceptual_alignment"
+    PAIR_CLASSIFICATION = "pair_classification"
 
 
 class DatasetSource(BaseModel):
@@ -414,10 +416,10 @@ class Task(ABC):
         """Score the encoder behind ``embedder`` on ``clips``, subset by subset."""
         if not clips:
             raise ValueError(f"task {self.name}: no clips to evaluate")
-        reports: dict[str, Report] = {}
+        reports: dict[str, _reports.Report] = {}
         per_subset_details: dict[str, dict[str, Any]] = {}
-        for name, group in self.clips_by_subset(clips).items():
-            subset = Subset(name=name, clips=group, task=self.name)
+        for name, members in self.clips_by_subset(clips).items():
+            subset = Subset(name=name, clips=members, task=self.name)
             if self.needs_labels:
                 self._check_labels(subset)
             report = self._evaluate_skipping(embedder, subset)
@@ -430,13 +432,13 @@ class Task(ABC):
             for key, value in subset.details.items():
                 per_subset_details.setdefault(key, {})[name] = value
         blind = set(self.metadata.blind_subsets)
-        summaries: dict[str, Summary] = {}
-        for group, members in (
+        summaries: dict[str, _reports.Summary] = {}
+        for group, names in (
             (self.public_group, [s for s in reports if s not in blind]),
             ("blind", [s for s in reports if s in blind]),
         ):
-            if members:
-                summaries[group] = self.summarize({s: reports[s] for s in members})
+            if names:
+                summaries[group] = self.summarize({s: reports[s] for s in names})
         headline = summaries.get(self.public_group) or summaries["blind"]
         written = self.always_aggregate or len(reports) > 1
         return TaskScores(
@@ -447,7 +449,7 @@ class Task(ABC):
             details={**self.protocol(), **per_subset_details},
         )
 
-    def _evaluate_skipping(self, embedder: Embedder, subset: Subset) -> Report:
+    def _evaluate_skipping(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         """``evaluate_subset``, leaving out clips found unusable at scoring time under skip.
 
         A metric that rejects some clips' embeddings (a constant vector under
@@ -469,7 +471,7 @@ class Task(ABC):
                 subset.details.clear()
 
     def _check_labels(self, subset: Subset) -> None:
-        from audiobench.metrics.validation import describe_clips
+        from audiobench.metrics.naming import describe_clips
 
         unlabelled = [c.id for c in subset.clips if c.label is None]
         if unlabelled:
@@ -479,11 +481,11 @@ class Task(ABC):
             )
 
     @abstractmethod
-    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> Report:
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         """The family's scores of one subset (an instance of ``self.Report``)."""
 
     @abstractmethod
-    def summarize(self, reports: Mapping[str, Report]) -> Summary:
+    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
         """The unweighted mean over ``reports`` (subset name -> report), as ``self.Summary``."""
 
     def protocol(self) -> dict[str, Any]:

@@ -12,8 +12,9 @@ for the full grid, whose raw configurations use the embeddings as they are and w
 configurations reduce them first.
 
 Every stage runs in a fresh subprocess (this script with ``--stage``) so that its peak resident
-memory (``ru_maxrss``) is its own: the table shows the process peak and, in brackets, how much
-the timed part raised it above what the untimed set-up (data, distance matrix) had reached.
+memory (``audiobench.efficiency.peak_rss_bytes``) is its own: the table shows the process peak
+and, in brackets, how much the timed part raised it above what the untimed set-up (data,
+distance matrix) had reached.
 
 The naive implementation is what a straightforward NumPy/SciPy port of the protocol does:
 ``scipy.spatial.distance.cdist`` (float64) for distances, a full ``argsort`` of every row for
@@ -27,9 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
-import resource
 import subprocess
 import sys
 import time
@@ -66,8 +65,10 @@ def make_embeddings(
 
 
 def peak_rss_gb() -> float:
-    """This process's peak resident set size so far (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    """This process's peak resident set size so far, in GiB (portable, through psutil)."""
+    from audiobench.efficiency import peak_rss_bytes
+
+    return peak_rss_bytes() / 2**30
 
 
 # -- naive implementation --------------------------------------------------------------------
@@ -382,6 +383,8 @@ def main() -> None:
 
     import torch
 
+    from audiobench.metrics.runtime import available_cores
+
     print(
         f"VocSim metrics benchmark: N={args.n:,} clips, {args.classes:,} classes, dim {args.dim} "
         f"(grid: raw dim {args.raw_dim} + PCA 100), {args.perms} permutations, "
@@ -389,7 +392,7 @@ def main() -> None:
     )
     print(
         f"python {platform.python_version()}, torch {torch.__version__}, "
-        f"{len(os.sched_getaffinity(0))} usable cores, torch threads {torch.get_num_threads()}"
+        f"{available_cores()} usable cores, torch threads {torch.get_num_threads()}"
     )
     print("running stages (each in its own process):", flush=True)
     rows: list[tuple[str, str, str]] = [

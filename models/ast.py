@@ -2,7 +2,9 @@
 
 The feature extractor pads or cuts each clip to the model's ``max_length``
 frames (1024 frames, 10.24 s, for the AudioSet checkpoints); longer clips are
-cut to their start and counted in the run's warnings. Output is the token
+cut to their start and counted in the run's warnings. A clip shorter than
+one 25 ms filterbank frame (400 samples) is zero-padded to it first (also
+counted), so it gets the same tokens alone or in any batch. Output is the token
 sequence ``[2 + patches, 768]``; default pooling ``first_time`` is the CLS
 token, ``mean_time`` averages all tokens.
 """
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from audiobench.encoder import ModelMeta, OutputKind
-from audiobench.models.hf import HFEncoder, to_numpy
+from audiobench.models.hf import HFEncoder, pad_to, to_numpy
 
 __all__ = ["ASTEncoder"]
 
@@ -47,17 +49,27 @@ class ASTEncoder(HFEncoder):
         # The extractor and the model must agree on the patch grid.
         self.feature_extractor.max_length = int(self.model.config.max_length)
         self.window = int(self.model.config.max_length) * 160  # 10 ms frame shift at 16 kHz
+        # One 25 ms analysis frame: the filterbank of anything shorter is empty.
+        self.min_samples = max(400, round(0.025 * int(self.feature_extractor.sampling_rate)))
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
-        self.load()
+        self.require_loaded()
+        waves = []
         for w in waveforms:
             if len(w) > self.window:
                 self.note(
                     f"longer than AST's {self.window / self.meta.sample_rate:g} s input; "
                     "only the start was encoded"
                 )
+            elif len(w) < self.min_samples:
+                self.note(
+                    f"shorter than AST's minimum input of {self.min_samples} samples "
+                    f"({1000 * self.min_samples / self.meta.sample_rate:g} ms); zero-padded to it"
+                )
+                w = pad_to(w, self.min_samples)
+            waves.append(w)
         inputs = self.feature_extractor(
-            list(waveforms), sampling_rate=self.meta.sample_rate, return_tensors="pt"
+            waves, sampling_rate=self.meta.sample_rate, return_tensors="pt"
         )
         outputs = self.model(**self._to_device(inputs), output_hidden_states=self.layer is not None)
         return list(to_numpy(self._hidden(outputs)))

@@ -11,8 +11,9 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from pydantic import Field, field_validator
 
-from audiobench.encoder import Encoder, ModelMeta, OutputKind
+from audiobench.encoder import Encoder, EncoderOptions, ModelMeta, OutputKind
 
 __all__ = [
     "LogMelEncoder",
@@ -104,8 +105,6 @@ class LogMelEncoder(Encoder):
         ),
     )
 
-    options = ()
-
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [log_mel_spectrogram(w, self.meta.sample_rate) for w in waveforms]
 
@@ -137,13 +136,21 @@ class MFCCEncoder(Encoder):
         ),
     )
 
-    options = ("n_mfcc",)
+    class Options(EncoderOptions):
+        n_mfcc: int = Field(default=20, description="Coefficients kept per frame, 1..128.")
 
-    def __init__(self, *, n_mfcc: int = 20, **kwargs: Any) -> None:
-        if not 1 <= n_mfcc <= 128:
-            raise ValueError(f"n_mfcc must be in 1..128, got {n_mfcc}")
-        super().__init__(n_mfcc=n_mfcc, **kwargs)
-        self.n_mfcc = n_mfcc
+        @field_validator("n_mfcc")
+        @classmethod
+        def _within_the_bands(cls, value: int) -> int:
+            if not 1 <= value <= 128:
+                raise ValueError(f"n_mfcc must be in 1..128, got {value}")
+            return value
+
+    options: Options
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.n_mfcc = self.options.n_mfcc
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [mfcc(w, self.meta.sample_rate, n_mfcc=self.n_mfcc) for w in waveforms]
@@ -174,15 +181,19 @@ class RandomProjectionEncoder(Encoder):
         ),
     )
 
-    options = ("dim", "seed")
+    class Options(EncoderOptions):
+        dim: int = Field(default=512, gt=0, description="Output dimensions.")
+        seed: int = Field(default=0, description="Seed of the projection matrix.")
 
-    def __init__(self, *, dim: int = 512, seed: int = 0, **kwargs: Any) -> None:
-        if dim < 1:
-            raise ValueError(f"dim must be positive, got {dim}")
-        super().__init__(dim=dim, seed=seed, **kwargs)
+    options: Options
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        dim = self.options.dim
+        # This instance's dimension, not the declared default's.
         self.meta = self.meta.model_copy(update={"embedding_dim": dim})
         self.projection = (
-            np.random.default_rng(seed)
+            np.random.default_rng(self.options.seed)
             .normal(0.0, 1.0 / np.sqrt(128), size=(128, dim))
             .astype(np.float32)
         )

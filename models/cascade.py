@@ -1,7 +1,7 @@
 """Cascade encoders: speech recognition, then a text embedding of the transcript.
 
-``--model cascade:<asr>+<text model>`` composes two registered models the way
-MSEB builds its cascade baselines: the ASR model (a Whisper name such as
+``--model cascade:<asr>+<text model>`` composes two registered models into a
+cascade baseline: the ASR model (a Whisper name such as
 ``whisper-large-v3``, or ``hf:<dir or id>`` of a Whisper checkpoint)
 transcribes each clip, and the text model (any model with a text side, e.g.
 ``clap``) embeds the transcript. Queries and documents then live in the text
@@ -11,13 +11,17 @@ Transcripts are kept per clip (``last_transcripts``) for inspection.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
-from audiobench.encoder import Encoder, Modality, ModelMeta, OutputKind
+from audiobench.encoder import Encoder, EncoderOptions, Modality, ModelMeta, OutputKind
+from audiobench.models.digest import weights_digest
 from audiobench.models.loading import from_pretrained, resolve_dtype, torch_dtype
+from audiobench.models.whisper import WhisperEncoder, window_samples
 
 __all__ = ["CascadeEncoder", "WhisperTranscriber", "cascade_encoder"]
 
@@ -44,20 +48,29 @@ class WhisperTranscriber:
         self.language = language
         self.max_new_tokens = max_new_tokens
         self._model: Any = None
+        self._weights_digest: str | None = None
 
     def describe(self) -> dict[str, Any]:
-        return {
+        description = {
             "source": self.source,
             "revision": self.revision,
             "language": self.language,
             "max_new_tokens": self.max_new_tokens,
             "dtype": self.dtype,
         }
+        if Path(self.source).expanduser().is_dir():  # local weights: by content
+            if self._weights_digest is None:
+                self._weights_digest = weights_digest(self.source)
+            description["weights_digest"] = self._weights_digest
+        return description
+
+    def load(self) -> None:
+        """Load the model, once (later calls do nothing)."""
+        if self._model is None:
+            self._load()
 
     def _load(self) -> None:
         import transformers
-
-        from audiobench.models.whisper import window_samples
 
         kwargs = {"revision": self.revision}
         self.feature_extractor = from_pretrained(
@@ -80,7 +93,7 @@ class WhisperTranscriber:
         import torch
 
         if self._model is None:
-            self._load()
+            raise RuntimeError(f"ASR model {self.source!r} is not loaded; call load() first")
         features = self.feature_extractor(
             [w[: self.window] for w in waveforms],
             sampling_rate=self.sample_rate,
@@ -108,15 +121,30 @@ class CascadeEncoder(Encoder):
         modalities=(Modality.AUDIO, Modality.TEXT),
         description="Template for cascade:<asr>+<text model> encoders.",
     )
-    options = ("asr", "text_model")
+
+    class Options(EncoderOptions):
+        # Recorded in the transcriber's description, part of describe().
+        unrecorded = frozenset({"language"})
+
+        language: str | None = Field(
+            default=None, description="Language of the speech for Whisper; None: detected."
+        )
+
+    options: Options
 
     def __init__(
         self, *, transcriber: Any, text_encoder: Encoder, asr: str, text_model: str, **kwargs: Any
     ) -> None:
-        super().__init__(asr=asr, text_model=text_model, **kwargs)
+        super().__init__(**kwargs)
+        # The two models named by cascade:<asr>+<text model> identify the outputs.
+        self.params = {"asr": asr, "text_model": text_model, **self.params}
         self.transcriber = transcriber
         self.text_encoder = text_encoder
         self.last_transcripts: list[str] = []
+
+    def _load(self) -> None:
+        self.transcriber.load()
+        self.text_encoder.load()
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -141,6 +169,7 @@ class CascadeEncoder(Encoder):
         return total
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        self.require_loaded()
         transcripts = self.transcriber.transcribe(waveforms)
         self.last_transcripts = transcripts
         empty = sum(1 for t in transcripts if not t)
@@ -149,42 +178,51 @@ class CascadeEncoder(Encoder):
         return list(self.encode_text(transcripts))
 
     def encode_text(self, texts: Sequence[str]) -> np.ndarray:
+        self.require_loaded()
         return np.asarray(self.text_encoder.encode_text(texts), dtype=np.float32)
 
 
-def _asr_source(spec: str) -> str:
-    from audiobench import registry
-    from audiobench.models.whisper import WhisperEncoder
+#: ``create(name, **kwargs)``: an encoder by registry name (``registry.models.create``).
+CreateModel = Callable[..., Encoder]
 
+
+def _asr_source(spec: str, create: CreateModel) -> str:
     if spec.startswith("hf:"):
         return spec.removeprefix("hf:")
-    cls = registry.models.get(spec)
-    if not issubclass(cls, WhisperEncoder) or cls.meta.source is None:
+    asr = create(spec)  # cheap: constructing an encoder loads nothing
+    if not isinstance(asr, WhisperEncoder) or asr.source is None:
         raise ValueError(f"cascade: ASR model {spec!r} is not a Whisper model")
-    return cls.meta.source
+    return asr.source
 
 
-def cascade_encoder(argument: str, **kwargs: Any) -> Encoder:
-    """``cascade:<asr>+<text model>``, e.g. ``cascade:whisper-large-v3+clap``."""
-    from audiobench import registry
+def cascade_encoder(argument: str, create: CreateModel, /, **kwargs: Any) -> CascadeEncoder:
+    """``cascade:<asr>+<text model>``, e.g. ``cascade:whisper-large-v3+clap``.
 
+    ``create`` builds the two parts by name; the registry passes its own
+    ``models.create``, so this module does not import the registry.
+    """
     asr, sep, text = argument.rpartition("+")
     if not sep or not asr or not text:
         raise ValueError(
             f"cascade:{argument}: expected cascade:<asr model>+<text model>, "
             "e.g. cascade:whisper-large-v3+clap"
         )
-    device = kwargs.get("device", "cpu")
-    dtype = kwargs.get("dtype")
-    text_encoder = registry.models.create(text, device=device, dtype=dtype)
+    common = {k: kwargs.pop(k) for k in ("device", "dtype", "pooling") if k in kwargs}
+    revision = kwargs.pop("revision", None)  # the ASR model's
+    kwargs.pop("trust_remote_code", None)  # both parts are built by their registered names
+    options = CascadeEncoder.parse_options(kwargs, name=f"cascade:{argument}")
+    assert isinstance(options, CascadeEncoder.Options)
+    device = common.get("device", "cpu")
+    dtype = common.get("dtype")
+    text_encoder = create(text, device=device, dtype=dtype)
     if Modality.TEXT not in text_encoder.meta.modalities:
         raise ValueError(f"cascade:{argument}: {text!r} has no text encoder")
     transcriber = WhisperTranscriber(
-        _asr_source(asr),
-        revision=kwargs.pop("revision", None),
+        _asr_source(asr, create),
+        revision=revision,
         device=device,
         dtype=dtype,
-        language=kwargs.pop("language", None),
+        language=options.language,
     )
     meta = CascadeEncoder.meta.model_copy(
         update={
@@ -195,13 +233,12 @@ def cascade_encoder(argument: str, **kwargs: Any) -> Encoder:
             "description": f"{asr} transcripts embedded by {text}'s text side.",
         }
     )
-    dynamic = type(
-        "CascadeEncoder_" + str(abs(hash(argument)) % 10**8), (CascadeEncoder,), {"meta": meta}
-    )
-    return dynamic(
+    return CascadeEncoder(
+        meta=meta,
         transcriber=transcriber,
         text_encoder=text_encoder,
         asr=asr,
         text_model=text,
-        **{k: v for k, v in kwargs.items() if k in ("device", "dtype", "pooling")},
+        **common,
+        **options.model_dump(),
     )

@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field
 
 from audiobench.encoder import Modality, ModelMeta, OutputKind
 from audiobench.models.hf import HFEncoder, to_numpy
+from audiobench.torch_runtime import inference_mode
 
 __all__ = ["ClapEncoder", "ClapMusicSpeech"]
 
@@ -62,14 +64,21 @@ def _features(output: Any) -> Any:
 
 class ClapEncoder(HFEncoder):
     meta = _meta("clap", "laion/clap-htsat-unfused", 153_000_000)
-    options = ("crop", "seed")
 
-    def __init__(self, *, crop: Crop = "center", seed: int = 0, **kwargs: Any) -> None:
-        if crop not in ("center", "start", "seeded"):
-            raise ValueError(f"crop must be 'center', 'start' or 'seeded', got {crop!r}")
-        super().__init__(crop=crop, seed=seed, **kwargs)
-        self.crop: Crop = crop
-        self.seed = seed
+    class Options(HFEncoder.Options):
+        crop: Crop = Field(
+            default="center",
+            description="Where clips longer than the 10 s window are cropped: 'center', "
+            "'start', or 'seeded' (an offset drawn from seed and the clip's length).",
+        )
+        seed: int = Field(default=0, description="Seed of the 'seeded' crop.")
+
+    options: Options
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.crop: Crop = self.options.crop
+        self.seed = self.options.seed
 
     @classmethod
     def meta_for(cls, name: str, source: str, revision: str, config: Any) -> ModelMeta:
@@ -89,7 +98,7 @@ class ClapEncoder(HFEncoder):
         self.window = int(self.feature_extractor.nb_max_samples)
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
-        self.load()
+        self.require_loaded()
         cropped = []
         for w in waveforms:
             start = crop_offset(len(w), self.window, self.crop, self.seed)
@@ -109,9 +118,7 @@ class ClapEncoder(HFEncoder):
         return list(to_numpy(features))
 
     def encode_text(self, texts: Sequence[str]) -> np.ndarray:
-        from audiobench.runner import inference_mode
-
-        self.load()
+        self.require_loaded()
         tokens = self.tokenizer(list(texts), padding=True, truncation=True, return_tensors="pt")
         with inference_mode():
             features = _features(self.model.get_text_features(**self._to_device(tokens)))

@@ -7,22 +7,47 @@ the residual-vector-quantiser codes ``[T, Q]`` at the given ``bandwidth``
 decode back to audio with :meth:`EncodecEncoder.decode` — codes through the
 quantiser, latents straight through the decoder — which is what
 reconstruction tasks use.
+
+Bandwidth: unless one is asked for, it is 6 kbps, or, for a checkpoint whose
+``target_bandwidths`` lack 6 kbps, the closest one it has (the lower of two
+equally close). The bandwidth used is recorded in ``params`` (so in the
+fingerprint and the result) and stated in the run's warnings when it is not
+6 kbps. It is resolved from the checkpoint's configuration when the encoder
+is built (``hf:``, or a local ``--weights`` directory), else when it loads. A
+bandwidth asked for that the checkpoint lacks is an error.
+
+Batching: EnCodec pads by reflection inside its convolutions (even the causal
+24 kHz model), so the padding of a batch would reach a clip's frames (all of
+them for a clip shorter than a few frames). Clips are therefore encoded in
+groups of equal length, and a clip's codes and latents never depend on its
+batch. A clip shorter than one frame (320 samples) gives one frame.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field
 
 from audiobench.encoder import ModelMeta, OutputKind
 from audiobench.models.hf import HFEncoder, ceil_div, encode_grouped, to_numpy
+from audiobench.torch_runtime import inference_mode
 
-__all__ = ["EncodecEncoder"]
+__all__ = ["DEFAULT_BANDWIDTH", "EncodecEncoder", "default_bandwidth"]
 
 Output = Literal["latents", "codes"]
+
+#: Bandwidth (kbps) used unless one is asked for, when the checkpoint has it.
+DEFAULT_BANDWIDTH = 6.0
+
+
+def default_bandwidth(available: Sequence[float]) -> float:
+    """6 kbps if available, else the closest available bandwidth (the lower on a tie)."""
+    return min(available, key=lambda b: (abs(b - DEFAULT_BANDWIDTH), b))
 
 
 class EncodecEncoder(HFEncoder):
@@ -43,18 +68,35 @@ class EncodecEncoder(HFEncoder):
         ),
         reference="https://arxiv.org/abs/2210.13438",
     )
-    options = ("output", "bandwidth")
 
-    def __init__(
-        self, *, output: Output = "latents", bandwidth: float = 6.0, **kwargs: Any
-    ) -> None:
-        if output not in ("latents", "codes"):
-            raise ValueError(f"output must be 'latents' or 'codes', got {output!r}")
-        super().__init__(output=output, bandwidth=float(bandwidth), **kwargs)
-        self.output: Output = output
-        self.bandwidth = float(bandwidth)
-        if output == "codes":
-            # The instance's outputs are integer codes, not the class's float latents.
+    class Options(HFEncoder.Options):
+        output: Output = Field(
+            default="latents",
+            description="'latents': the encoder's continuous frames; 'codes': the residual "
+            "vector quantiser's integer codes.",
+        )
+        bandwidth: float | None = Field(
+            default=None,
+            description="Target bandwidth in kbps, one of the model's (1.5, 3, 6, 12, 24 for "
+            "the 24 kHz model); sets the number of codebooks. Default: 6, or the closest "
+            "the checkpoint has (recorded).",
+        )
+
+    options: Options
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.output: Output = self.options.output
+        #: The bandwidth in kbps: the one asked for, else resolved from the checkpoint.
+        asked = self.options.bandwidth
+        self.bandwidth = DEFAULT_BANDWIDTH if asked is None else asked
+        self._asked = asked is not None
+        available = self._declared_bandwidths()
+        if available is not None:
+            self._settle_bandwidth(available)
+        self.params["bandwidth"] = self.bandwidth
+        if self.output == "codes":
+            # This instance's outputs are integer codes, not the declared float latents.
             self.meta = self.meta.model_copy(
                 update={"output_kind": OutputKind.TOKENS, "embedding_dim": None}
             )
@@ -77,21 +119,46 @@ class EncodecEncoder(HFEncoder):
         )
         self.model = self._load_model(transformers.EncodecModel)
         config = self.model.config
-        if self.bandwidth not in config.target_bandwidths:
+        self._settle_bandwidth([float(b) for b in config.target_bandwidths or ()])
+        self.hop = int(np.prod(config.upsampling_ratios))
+
+    def _declared_bandwidths(self) -> list[float] | None:
+        """The checkpoint's bandwidths, if its configuration can be read without loading."""
+        config = self.config_hint
+        if config is not None:
+            return [float(b) for b in getattr(config, "target_bandwidths", None) or ()]
+        if self.local_dir is None:
+            return None  # a hub id: known once loaded
+        try:
+            declared = json.loads((self.local_dir / "config.json").read_text(encoding="utf-8"))
+            return [float(b) for b in declared.get("target_bandwidths") or ()]
+        except (OSError, ValueError, TypeError, AttributeError):
+            return None  # loading reports what is wrong with the checkpoint
+
+    def _settle_bandwidth(self, available: list[float]) -> None:
+        """Check the bandwidth asked for, or choose the default one, among ``available``."""
+        if not available or self.bandwidth in available:
+            return
+        if self._asked:
             raise ValueError(
                 f"{self.meta.name}: bandwidth {self.bandwidth:g} kbps is not one of the model's "
-                f"{list(config.target_bandwidths)}"
+                f"{available}"
             )
-        self.hop = int(np.prod(config.upsampling_ratios))
-        # Non-causal convolutions would let padding leak into a clip's last frames.
-        self._pad_safe = bool(config.use_causal_conv) and config.chunk_length_s is None
+        chosen = default_bandwidth(available)
+        self.note(
+            f"the checkpoint has no {DEFAULT_BANDWIDTH:g} kbps bandwidth; using {chosen:g} kbps, "
+            f"the closest of {available} (recorded in params)",
+            count=None,
+        )
+        self.bandwidth = chosen
+        self.params["bandwidth"] = chosen
 
     def n_frames(self, n_samples: int) -> int:
         return max(1, ceil_div(n_samples, self.hop))
 
     def bits_per_second(self) -> float:
         """Size of the code stream at this bandwidth: Q · log2(codebook size) · frame rate."""
-        self.load()
+        self.require_loaded()
         config = self.model.config
         frame_rate = config.sampling_rate / self.hop
         bits = math.log2(config.codebook_size)
@@ -99,8 +166,9 @@ class EncodecEncoder(HFEncoder):
         return n_q * bits * frame_rate
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
-        self.load()
-        return encode_grouped(waveforms, self._encode, pad_safe=self._pad_safe)
+        self.require_loaded()
+        # Reflection padding inside the model would let a batch's padding reach a clip.
+        return encode_grouped(waveforms, self._encode, pad_safe=False)
 
     def _encode(self, waves: list[np.ndarray]) -> list[np.ndarray]:
         inputs = self._to_device(
@@ -124,9 +192,7 @@ class EncodecEncoder(HFEncoder):
         """Waveforms at ``meta.sample_rate`` from unpooled codes [T, Q] or latents [T, D]."""
         import torch
 
-        from audiobench.runner import inference_mode
-
-        self.load()
+        self.require_loaded()
         waves = []
         with inference_mode():
             for z in outputs:

@@ -10,7 +10,9 @@ the API takes one tensor per call.
 
 ``mode="scene"`` (default) gives one vector per clip; ``mode="timestamp"`` the
 frame sequence, mean over time by default. ``--weights`` is passed to
-``load_model`` as the model file.
+``load_model`` as the model file; a local file (or directory) is identified
+by its content (:mod:`audiobench.models.digest`), so a file rewritten in
+place is not served from the cache of the old one.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field, field_validator
 
-from audiobench.encoder import Encoder, ModelMeta, OutputKind
+from audiobench.encoder import Encoder, EncoderOptions, ModelMeta, OutputKind
+from audiobench.models.digest import weights_digest
 from audiobench.models.hf import encode_grouped
 
 __all__ = ["HearEncoder", "hear_encoder"]
@@ -32,7 +37,11 @@ _REQUIRED = ("load_model", "get_scene_embeddings", "get_timestamp_embeddings")
 
 
 class HearEncoder(Encoder):
-    """Adapter around one loaded HEAR module (built by :func:`hear_encoder`)."""
+    """Adapter around one loaded HEAR module (built by :func:`hear_encoder`).
+
+    The module's model is loaded by the factory, which needs its sample rate
+    and sizes for the instance's metadata; :meth:`load` has nothing left to do.
+    """
 
     meta = ModelMeta(
         name="hear",
@@ -40,21 +49,38 @@ class HearEncoder(Encoder):
         output_kind=OutputKind.VECTOR,
         description="Template for hear:<module> models.",
     )
-    options = ("mode", "weights")
 
-    def __init__(
-        self,
-        *,
-        module: Any,
-        hear_model: Any,
-        mode: Mode = "scene",
-        weights: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(mode=mode, weights=weights or "", **kwargs)
+    class Options(EncoderOptions):
+        mode: Mode = Field(
+            default="scene",
+            description="'scene': one vector per clip; 'timestamp': the frame sequence.",
+        )
+        weights: str = Field(
+            default="", description="Model file passed to the module's load_model (--weights)."
+        )
+
+        @field_validator("weights", mode="before")
+        @classmethod
+        def _none_as_empty(cls, value: Any) -> Any:
+            return "" if value is None else value
+
+    options: Options
+
+    def __init__(self, *, module: Any, hear_model: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.module = module
         self.model = hear_model
-        self.mode: Mode = mode
+        self.mode: Mode = self.options.mode
+        self._weights_digest: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        description = super().describe()
+        weights = self.options.weights
+        if weights and Path(weights).expanduser().exists():
+            if self._weights_digest is None:
+                self._weights_digest = weights_digest(weights)
+            description["weights_digest"] = self._weights_digest
+        return description
 
     def parameter_count(self) -> int | None:
         parameters = getattr(self.model, "parameters", None)
@@ -98,10 +124,16 @@ def _version(module_name: str, module: Any) -> str:
         return "unversioned"
 
 
-def hear_encoder(argument: str, **kwargs: Any) -> Encoder:
+def hear_encoder(argument: str, **kwargs: Any) -> HearEncoder:
     """Import ``argument`` as a HEAR module, load its model and wrap it."""
     if not argument:
         raise ValueError("hear: needs a Python module name, e.g. hear:hearbaseline.naive")
+    kwargs.pop("trust_remote_code", None)  # HEAR modules are local Python code
+    options = HearEncoder.parse_options(
+        {k: v for k, v in kwargs.items() if k in HearEncoder.Options.model_fields},
+        name=f"hear:{argument}",
+    )
+    assert isinstance(options, HearEncoder.Options)
     try:
         module = importlib.import_module(argument)
     except ImportError as exc:
@@ -114,10 +146,7 @@ def hear_encoder(argument: str, **kwargs: Any) -> Encoder:
         raise ValueError(
             f"hear:{argument}: the module does not follow the HEAR API; missing {missing}"
         )
-    mode = kwargs.get("mode", "scene")
-    if mode not in ("scene", "timestamp"):
-        raise ValueError(f"hear: mode must be 'scene' or 'timestamp', got {mode!r}")
-    weights = kwargs.get("weights") or ""
+    mode, weights = options.mode, options.weights
     model = module.load_model(weights) if weights else module.load_model()
     for attr in ("sample_rate", "scene_embedding_size", "timestamp_embedding_size"):
         if not hasattr(model, attr):
@@ -138,6 +167,4 @@ def hear_encoder(argument: str, **kwargs: Any) -> Encoder:
         default_pooling="none" if scene else "mean_time",
         description=f"HEAR module {argument} ({mode} embeddings).",
     )
-    kwargs.pop("trust_remote_code", None)  # HEAR modules are local Python code
-    dynamic = type("HearEncoder_" + argument.replace(".", "_"), (HearEncoder,), {"meta": meta})
-    return dynamic(module=module, hear_model=model, **kwargs)
+    return HearEncoder(meta=meta, module=module, hear_model=model, **kwargs)

@@ -1,81 +1,121 @@
-"""Encoders backed by transformers, and the ``hf:<repo id or directory>`` loader.
+"""Encoders backed by transformers: the shared base and the frame-level speech models.
 
 :class:`HFEncoder` holds what every transformers model shares: where the
 weights come from (hub id, ``--weights`` directory, pinned revision), the
 compute dtype (fp16 on CUDA unless ``--dtype fp32``), layer choice, remote
 code only on request, and eval/inference mode. Architecture classes (Whisper,
 CLAP, EnCodec, AST and the frame-level speech models here) only say how to
-turn waveforms into model inputs and outputs into arrays.
+turn waveforms into model inputs and outputs into arrays. The
+``hf:<repo id or directory>`` loader, which picks among them, is
+:mod:`audiobench.models.hf_auto`: this module imports none of them.
+
+Weights from a local directory are identified by their content: the
+encoder's description (hence its cache fingerprint) carries a digest of the
+directory's weight and configuration files (:mod:`audiobench.models.digest`),
+so weights rewritten in place are never served from the cache of the old
+ones. A hub id is identified by its id and revision, as before.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import Field, field_validator
 
-from audiobench.encoder import Encoder, ModelMeta, OutputKind
-from audiobench.models.loading import ModelLoadError, from_pretrained, resolve_dtype, torch_dtype
+from audiobench.encoder import Encoder, EncoderOptions, ModelMeta
+from audiobench.models.digest import weights_digest
+from audiobench.models.loading import (
+    ModelLoadError,
+    from_pretrained,
+    local_directory,
+    resolve_dtype,
+    torch_dtype,
+)
 
 __all__ = [
     "FrameEncoder",
     "HFEncoder",
-    "architectures",
+    "ceil_div",
+    "config_dim",
     "encode_grouped",
-    "hf_encoder",
+    "min_length",
+    "pad_to",
     "to_numpy",
 ]
 
 
 class HFEncoder(Encoder):
-    """Base of transformers encoders.
+    """Base of transformers encoders; its options are common to all of them."""
 
-    Options common to all of them (constructor keywords, also ``--model-option``):
+    class Options(EncoderOptions):
+        # weights enter the fingerprint as Encoder.source; trusting code changes no output.
+        unrecorded = frozenset({"weights", "trust_remote_code"})
 
-    - ``layer``: which hidden state to return (``0`` = the embedding layer's
-      output, ``k`` = after block ``k``, negative counts from the end); None,
-      the default, is the model's final output.
-    - ``weights``: a local directory or another hub id to load instead of
-      ``meta.source`` (same architecture); ``--weights`` on the CLI.
-    - ``trust_remote_code``: allow code from the hub repository; off unless asked.
-    """
+        layer: int | None = Field(
+            default=None,
+            description="Hidden state to return: 0 = the embedding layer's output, k = after "
+            "block k, negative counts from the end; None: the model's final output.",
+        )
+        weights: str | None = Field(
+            default=None,
+            description="A local directory or another hub id (same architecture) to load "
+            "instead of the model's own weights (--weights).",
+        )
+        trust_remote_code: bool = Field(
+            default=False,
+            description="Run code shipped in the hub repository (--trust-remote-code).",
+        )
 
-    options: ClassVar[tuple[str, ...] | None] = ()
+        @field_validator("weights", mode="before")
+        @classmethod
+        def _path_as_text(cls, value: Any) -> Any:
+            return os.fspath(value) if isinstance(value, os.PathLike) else value
 
-    @classmethod
-    def accepted_options(cls) -> tuple[str, ...]:
-        return ("layer", "weights", "trust_remote_code", *(cls.options or ()))
+    options: Options
 
     def __init__(
         self,
         *,
         device: str = "cpu",
         dtype: str | None = None,
-        pooling: str | None = None,
-        revision: str | None = None,
-        weights: str | None = None,
-        trust_remote_code: bool = False,
-        layer: int | None = None,
-        **params: Any,
+        config: Any = None,
+        **kwargs: Any,
     ) -> None:
-        super().__init__(
-            device=device,
-            dtype=resolve_dtype(dtype, device),
-            pooling=pooling,
-            revision=revision,
-            **({"layer": layer} if layer is not None else {}),
-            **params,
-        )
-        if layer is not None and not isinstance(layer, int):
-            raise ValueError(f"layer must be an integer, got {layer!r}")
-        self.layer = layer
-        self.source = weights or self.meta.source
+        """``config``: the checkpoint's configuration when the factory already read it."""
+        super().__init__(device=device, dtype=resolve_dtype(dtype, device), **kwargs)
+        self.layer = self.options.layer
+        self.source = self.options.weights or self.meta.source
         if self.source is None:
             raise ValueError(f"model {self.meta.name!r} declares no weights; pass weights=")
-        self.trust_remote_code = trust_remote_code
+        what = (
+            f"weights {self.options.weights!r}"
+            if self.options.weights
+            else f"model {self.meta.name!r}"
+        )
+        #: The checkpoint directory when the weights are local (None: a hub id).
+        self.local_dir: Path | None = local_directory(self.source, what)
+        self._weights_digest: str | None = None
+        self.trust_remote_code = self.options.trust_remote_code
+        self.config_hint = config
         self.model: Any = None
+
+    def describe(self) -> dict[str, Any]:
+        """Adds ``weights_digest`` for local weights (hub ids: unchanged).
+
+        The digest is taken once per instance, before the weights are loaded,
+        and then describes this instance's outputs for its lifetime.
+        """
+        description = super().describe()
+        if self.local_dir is not None:
+            if self._weights_digest is None:
+                self._weights_digest = weights_digest(self.local_dir)
+            description["weights_digest"] = self._weights_digest
+        return description
 
     # -- loading ----------------------------------------------------------------
 
@@ -103,7 +143,7 @@ class HFEncoder(Encoder):
                 "name": name,
                 "source": source,
                 "revision": revision,
-                "embedding_dim": _config_dim(config),
+                "embedding_dim": config_dim(config),
                 "n_parameters": None,
                 "description": f"{cls.meta.description} Loaded from {source}.",
             }
@@ -117,7 +157,7 @@ class HFEncoder(Encoder):
     @contextlib.contextmanager
     def eager_attention(self) -> Iterator[None]:
         """Count FLOPs with eager attention: fused SDPA kernels are invisible to the counter."""
-        self.load()
+        self.require_loaded()
         model = self.model
         before = getattr(model.config, "_attn_implementation", None)
         switch = before not in (None, "eager") and hasattr(model, "set_attn_implementation")
@@ -196,8 +236,15 @@ class FrameEncoder(HFEncoder):
     Clips in a batch are padded with an attention mask when the model supports
     one, and the padded frames are cut off, so a clip's output does not depend
     on its batch. Models trained without an attention mask (wav2vec2-base:
-    group-norm feature encoder) would see the padding, so they are run on
-    groups of equally long clips instead.
+    group-norm feature encoder), or whose frame count cannot be computed from
+    a clip's length, would see the padding, so they are run on groups of
+    equally long clips instead.
+
+    A clip shorter than the convolutional front end's receptive field (400
+    samples, 25 ms, for the wav2vec 2.0 family) yields no frame of its own.
+    Such a clip is zero-padded at its end to that minimum length and gives
+    exactly one frame, alone or in any batch; the run's warnings count these
+    clips.
     """
 
     auto_model: ClassVar[str] = "AutoModel"
@@ -223,14 +270,29 @@ class FrameEncoder(HFEncoder):
             )
         self.model = self._load_model(getattr(transformers, self.auto_model))
         self._use_mask = bool(getattr(self.feature_extractor, "return_attention_mask", False))
+        counts_frames = self.n_frames(1) is not None
+        # Padded frames can be cut off only when the clip's frame count is known.
+        self._pad_safe = self._use_mask and counts_frames
+        #: Shortest input that yields one frame (None: unknown for this model).
+        self.min_samples = min_length(self.n_frames) if counts_frames else None
 
     def n_frames(self, n_samples: int) -> int | None:
         lengths = getattr(self.model, "_get_feat_extract_output_lengths", None)
         return None if lengths is None else int(lengths(n_samples))
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
-        self.load()
-        return encode_grouped(waveforms, self._forward, pad_safe=self._use_mask)
+        self.require_loaded()
+        waves = [self._at_least_one_frame(w) for w in waveforms]
+        return encode_grouped(waves, self._forward, pad_safe=self._pad_safe)
+
+    def _at_least_one_frame(self, wave: np.ndarray) -> np.ndarray:
+        if self.min_samples is None or len(wave) >= self.min_samples:
+            return wave
+        self.note(
+            f"shorter than the model's minimum input of {self.min_samples} samples "
+            f"({1000 * self.min_samples / self.meta.sample_rate:g} ms); zero-padded to it"
+        )
+        return pad_to(wave, self.min_samples)
 
     def _forward(self, waves: list[np.ndarray]) -> list[np.ndarray]:
         inputs = self.feature_extractor(
@@ -246,87 +308,43 @@ class FrameEncoder(HFEncoder):
             return [to_numpy(h) for h in hidden]
         result = []
         for i, w in enumerate(waves):
-            n = self.n_frames(len(w)) if self._use_mask else None
-            result.append(to_numpy(hidden[i, : n if n else hidden.shape[1]]))
+            # Grouped batches hold clips of one length: every frame is the clip's own.
+            n = self.n_frames(len(w)) if self._pad_safe else None
+            result.append(to_numpy(hidden[i, : n or hidden.shape[1]]))
         return result
 
 
-# -- the hf: loader ----------------------------------------------------------------
+def min_length(n_frames: Callable[[int], int | None], limit: int = 1 << 24) -> int:
+    """The fewest samples for which ``n_frames`` gives at least one frame."""
+    hi = 1
+    while (n_frames(hi) or 0) < 1:
+        if hi >= limit:
+            raise ValueError(f"no input of up to {limit} samples yields an output frame")
+        hi *= 2
+    lo = hi // 2  # yields no frame (or is 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if (n_frames(mid) or 0) >= 1:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
-def architectures() -> dict[str, type[HFEncoder]]:
-    """``config.model_type`` → encoder class for ``hf:`` models (others: FrameEncoder)."""
-    from audiobench.models.ast import ASTEncoder
-    from audiobench.models.clap import ClapEncoder
-    from audiobench.models.encodec import EncodecEncoder
-    from audiobench.models.whisper import WhisperEncoder
-
-    return {
-        "whisper": WhisperEncoder,
-        "clap": ClapEncoder,
-        "encodec": EncodecEncoder,
-        "audio-spectrogram-transformer": ASTEncoder,
-    }
+def pad_to(wave: np.ndarray, n_samples: int) -> np.ndarray:
+    """``wave`` with zeros appended up to ``n_samples`` (unchanged when already as long)."""
+    if len(wave) >= n_samples:
+        return wave
+    return np.pad(wave, (0, n_samples - len(wave))).astype(wave.dtype, copy=False)
 
 
-def _config_dim(config: Any) -> int | None:
+def config_dim(config: Any) -> int | None:
+    """The feature size a transformers config declares (None: not found)."""
     for attr in ("hidden_size", "d_model", "projection_dim", "hidden_dim"):
         value = getattr(config, attr, None)
         if isinstance(value, int):
             return value
     return None
-
-
-def hf_encoder(argument: str, **kwargs: Any) -> Encoder:
-    """Build an encoder for any transformers audio model (``--model hf:<id or dir>``).
-
-    The architecture comes from the checkpoint's config (``model_type``);
-    known ones get their dedicated class (Whisper's 30 s window, CLAP's
-    48 kHz and text tower, EnCodec's codes, AST's spectrogram input), every
-    other audio model is treated as a frame-sequence encoder with mean pooling.
-    """
-    import transformers
-
-    if not argument:
-        raise ValueError("hf: needs a hub id or a local directory, e.g. hf:facebook/wav2vec2-base")
-    revision = kwargs.get("revision")
-    trust = bool(kwargs.get("trust_remote_code", False))
-    config = from_pretrained(
-        transformers.AutoConfig,
-        argument,
-        revision=revision,
-        trust_remote_code=trust,
-        what="configuration",
-    )
-    model_type = getattr(config, "model_type", "")
-    cls = architectures().get(model_type, FrameEncoder)
-    if cls is FrameEncoder:
-        try:
-            fe = from_pretrained(
-                transformers.AutoFeatureExtractor,
-                argument,
-                revision=revision,
-                trust_remote_code=trust,
-                what="feature extractor",
-            )
-            sample_rate = int(fe.sampling_rate)
-        except ModelLoadError:
-            sample_rate = 16000
-        meta = ModelMeta(
-            name=f"hf:{argument}",
-            source=argument,
-            revision=revision or "main",
-            sample_rate=sample_rate,
-            output_kind=OutputKind.SEQUENCE,
-            embedding_dim=_config_dim(config),
-            default_pooling="mean_time",
-            description=f"{model_type or 'transformers'} model loaded with AutoModel; "
-            "frame sequence, mean over time by default.",
-        )
-    else:
-        meta = cls.meta_for(f"hf:{argument}", argument, revision or "main", config)
-    dynamic = type(f"{cls.__name__}_{abs(hash(argument)) % 10**8}", (cls,), {"meta": meta})
-    return dynamic(**kwargs)
 
 
 def ceil_div(a: int, b: int) -> int:

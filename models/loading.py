@@ -9,10 +9,19 @@ directory).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DTYPES", "ModelLoadError", "from_pretrained", "resolve_dtype", "torch_dtype"]
+__all__ = [
+    "DTYPES",
+    "ModelLoadError",
+    "from_pretrained",
+    "local_directory",
+    "looks_like_path",
+    "resolve_dtype",
+    "torch_dtype",
+]
 
 #: Accepted spellings of ``--dtype`` → canonical name.
 DTYPES = {
@@ -49,6 +58,48 @@ def torch_dtype(name: str) -> Any:
     import torch
 
     return getattr(torch, resolve_dtype(name, "cpu"))
+
+
+#: A hub id: ``name`` or ``namespace/name`` of letters, digits, ``-``, ``_`` and ``.``.
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")
+
+
+def looks_like_path(source: str) -> bool:
+    """Whether ``source`` can only be a filesystem path, never a hub id.
+
+    Paths start with ``/``, ``./``, ``../`` or ``~``, hold the platform's own
+    separator when that is not ``/`` (a hub id has at most one ``/``), or are
+    not hub ids at all (two ``/``, spaces, ``..``).
+    """
+    if source.startswith(("/", "./", "../", "~", ".\\", "..\\")) or source in (".", ".."):
+        return True
+    if any(sep and sep != "/" and sep in source for sep in (os.sep, os.altsep)):
+        return True
+    return _HUB_ID.fullmatch(source) is None or ".." in source
+
+
+def local_directory(source: str, what: str) -> Path | None:
+    """The local checkpoint directory ``source`` names; None when it is a hub id.
+
+    A ``source`` that exists is a path; one that looks like a path
+    (:func:`looks_like_path`) but is not an existing directory is an error
+    saying so, rather than a hub lookup with hub advice. ``what`` names the
+    argument in that error (``"weights '/models/x'"``, ``"model 'hf:/models/x'"``).
+    """
+    path = Path(source).expanduser()
+    if path.is_dir():
+        return path
+    if path.exists():
+        raise ModelLoadError(
+            f"{what}: {path.resolve()} is a file, not a directory holding a "
+            "checkpoint (config.json and weights)"
+        )
+    if looks_like_path(source):
+        raise ModelLoadError(
+            f"{what}: local directory {path.resolve()} not found (this is a path, "
+            "so it is not looked up on the hub)"
+        )
+    return None
 
 
 def _hint(source: str, revision: str | None) -> str:

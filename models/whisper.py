@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field
 
 from audiobench.encoder import ModelMeta, OutputKind
 from audiobench.models.hf import HFEncoder, ceil_div, to_numpy
@@ -66,13 +67,19 @@ class WhisperEncoder(HFEncoder):
     """Encoder half of Whisper (the decoder is dropped after loading)."""
 
     meta = _meta("whisper-large-v3", "openai/whisper-large-v3", 1280, 637_000_000)
-    options = ("long_clips",)
 
-    def __init__(self, *, long_clips: LongClips = "truncate", **kwargs: Any) -> None:
-        if long_clips not in ("truncate", "chunk"):
-            raise ValueError(f"long_clips must be 'truncate' or 'chunk', got {long_clips!r}")
-        super().__init__(long_clips=long_clips, **kwargs)
-        self.long_clips = long_clips
+    class Options(HFEncoder.Options):
+        long_clips: LongClips = Field(
+            default="truncate",
+            description="Clips longer than the 30 s window: 'truncate' encodes the first 30 s "
+            "(counted in the run's warnings), 'chunk' every consecutive window, concatenated.",
+        )
+
+    options: Options
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.long_clips: LongClips = self.options.long_clips
 
     def _load(self) -> None:
         import transformers
@@ -98,7 +105,7 @@ class WhisperEncoder(HFEncoder):
         return [wave[i : i + self.window] for i in range(0, len(wave), self.window)]
 
     def n_valid_frames(self, n_samples: int) -> int | None:
-        self.load()
+        self.require_loaded()
         frames_per_window = self.window // (2 * self.hop)
         if self.long_clips == "truncate":
             n_samples = min(n_samples, self.window)
@@ -109,7 +116,7 @@ class WhisperEncoder(HFEncoder):
         return full * frames_per_window + min(last, frames_per_window)
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
-        self.load()
+        self.require_loaded()
         windows: list[np.ndarray] = []
         owners: list[int] = []
         for i, wave in enumerate(waveforms):

@@ -3,27 +3,24 @@
 ``ESC50Reconstruction`` encodes and decodes the 2,000 five-second clips of
 ESC-50 (environmental sounds; the ``ashraq/esc50`` hub copy at the revision
 MTEB pins) and scores the reconstructions with FAD and KAD between CLAP
-embeddings of originals and reconstructions, per-clip CLAP embedding MSE,
-SI-SDR and log-mel distance. Its canonical rate is 24 kHz (EnCodec's), so a
+embeddings of originals and reconstructions (as MSEB defines them), per-clip
+CLAP embedding MSE, the polynomial-kernel ``kid_poly``, SI-SDR and log-mel
+distance. Its canonical rate is 24 kHz (EnCodec's), so a
 24 kHz codec is not handed audio band-limited to 8 kHz.
 
 ``MockReconstruction`` runs offline: twelve short generated calls at
-16 kHz, reference embeddings from the log-mel baseline (mean over time).
+16 kHz, reference embeddings from the log-mel baseline (its frames for FAD,
+KAD and embedding MSE, their mean over time for ``kid_poly``).
 
 Main score: FAD, lower is better.
 """
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
 from audiobench.benchmark import Benchmark, ScoreColumn
 from audiobench.families import ReconstructionTask
-from audiobench.synthetic import SubsetSpec
-from audiobench.task import Columns, DatasetSource, TaskFamily, TaskMetadata
+from audiobench.task import Columns, Synthetic, TaskFamily, TaskMetadata
 from audiobench.tasks.esc50 import ESC50_CITATION, ESC50_LICENSE, ESC50_REFERENCE, ESC50_SOURCE
-from audiobench.tasks.perceptual_alignment import render_calls
 
 __all__ = ["RECONSTRUCTION", "ESC50Reconstruction", "MockReconstruction"]
 
@@ -48,13 +45,17 @@ class ESC50Reconstruction(ReconstructionTask):
         reference=ESC50_REFERENCE,
         sample_rate=24000,
     )
-    reference_model = "clap"
-    reference_pooling = None  # CLAP gives one vector per clip
+    # CLAP gives one vector per clip: its default pooling ("none") keeps it.
+    options = ReconstructionTask.Options(reference_model="clap", reference_pooling=None)
 
 
-_MOCK_SPEC = SubsetSpec(
-    "MOCK-REC", n_classes=4, clips_per_class=3, f0_range=(300.0, 3000.0), max_harmonics=4
-)
+_MOCK_SPEC = {
+    "name": "MOCK-REC",
+    "n_classes": 4,
+    "clips_per_class": 3,
+    "f0_range": (300.0, 3000.0),
+    "max_harmonics": 4,
+}
 
 
 class MockReconstruction(ReconstructionTask):
@@ -63,24 +64,18 @@ class MockReconstruction(ReconstructionTask):
         family=TaskFamily.RECONSTRUCTION,
         description=(
             "Twelve short generated calls at 16 kHz through the codec and back; FAD, KAD and "
-            "embedding MSE on log-mel (mean over time), SI-SDR, log-mel distance. Runs offline."
+            "embedding MSE on log-mel frames, SI-SDR, log-mel distance. Runs offline."
         ),
-        dataset=DatasetSource(kind="synthetic", path="audiobench.synthetic", revision="v1"),
+        dataset=Synthetic(
+            generator="audiobench.synthetic.judged_calls:write_labelled_calls",
+            seed=20251212,
+            params={"spec": _MOCK_SPEC},
+        ),
         main_score="fad",
         higher_is_better=False,
         domains=("bioacoustics", "synthetic"),
         license="Apache-2.0",
     )
-
-    def generate_data(self, directory: Path) -> None:
-        clips = render_calls(
-            directory, _MOCK_SPEC, seed=20251212, sample_rate=self.metadata.sample_rate
-        )
-        with (directory / "labels.csv").open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(["id", "file", "label"])
-            for clip_id, rel, _, _ in clips:
-                writer.writerow([clip_id, rel, clip_id.rsplit("-", 1)[0]])
 
 
 RECONSTRUCTION = Benchmark(

@@ -4,10 +4,12 @@ Real datasets (hub ids and revisions as MTEB pins them):
 
 - ``ESC50Retrieval`` (audio→audio): ``ashraq/esc50``; the 400 clips of fold 5 query the
   1,600 clips of folds 1-4; relevant: same ``category`` (32 per query).
-- ``ClothoA2TRetrieval`` / ``ClothoT2ARetrieval`` (audio→text, text→audio): ``CLAPv2/Clotho``
-  test split, one row per clip with its captions in ``text`` joined by ``.`` (read as MTEB's
-  Clotho tasks read them); relevant: the captions of the query's own clip (audio→text: 5 per
-  query) or the clip a caption describes (text→audio: 1).
+- ``ClothoA2TRetrieval`` / ``ClothoTextToAudioRetrieval`` (audio→text, text→audio):
+  ``CLAPv2/Clotho`` test split, one row per clip with its captions in ``text`` joined by ``.``
+  (read as MTEB's Clotho tasks read them); relevant: the captions of the query's own clip
+  (audio→text: 5 per query) or the clip a caption describes (text→audio: 1). MAEB's own
+  text→audio task, ``ClothoT2ARetrieval`` (``mteb/Clotho``, scored as MTEB scores it), is in
+  ``tasks/maeb.py``.
 
 Offline mocks (generated sounds, :mod:`audiobench.synthetic.sounds`): ``MockRetrieval``
 (audio→audio), ``MockAudioTextRetrieval`` (audio→text) and ``MockTextAudioRetrieval``
@@ -33,7 +35,7 @@ __all__ = [
     "CLOTHO_COLUMNS",
     "CLOTHO_SOURCE",
     "ClothoA2TRetrieval",
-    "ClothoT2ARetrieval",
+    "ClothoTextToAudioRetrieval",
     "ESC50Retrieval",
     "MockAudioTextRetrieval",
     "MockRetrieval",
@@ -167,10 +169,10 @@ class ClothoA2TRetrieval(RetrievalTask):
     )
 
 
-class ClothoT2ARetrieval(ClothoA2TRetrieval):
+class ClothoTextToAudioRetrieval(ClothoA2TRetrieval):
     options = RetrievalTask.Options(query_modality="text", layout="paired", text_separator=".")
     metadata = _clotho_metadata(
-        "ClothoT2ARetrieval",
+        "ClothoTextToAudioRetrieval",
         "t2a",
         "Clotho test split, text→audio: each caption ranks all clips; relevant is the clip it "
         "describes. Needs an audio-text model.",
@@ -183,10 +185,12 @@ AUDIO_RETRIEVAL = Benchmark(
         "Retrieval: ESC-50 query by example and Clotho audio↔text; MRR per task. Ranked by "
         "the mean MRR, then (audio-only models) by ESC-50."
     ),
-    tasks=("ESC50Retrieval", "ClothoT2ARetrieval", "ClothoA2TRetrieval"),
+    tasks=("ESC50Retrieval", "ClothoTextToAudioRetrieval", "ClothoA2TRetrieval"),
     columns=(
         ScoreColumn(name="ESC-50 MRR", task="ESC50Retrieval", score="mrr", aggregate=None),
-        ScoreColumn(name="Clotho T2A MRR", task="ClothoT2ARetrieval", score="mrr", aggregate=None),
+        ScoreColumn(
+            name="Clotho T2A MRR", task="ClothoTextToAudioRetrieval", score="mrr", aggregate=None
+        ),
         ScoreColumn(name="Clotho A2T MRR", task="ClothoA2TRetrieval", score="mrr", aggregate=None),
     ),
     # The mean needs all three (audio-only models have no Clotho scores); those

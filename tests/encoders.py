@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from pydantic import Field
 
-from audiobench.encoder import Encoder, ModelMeta, OutputKind
+from audiobench.encoder import Encoder, EncoderOptions, ModelMeta, OutputKind
 
 
 class StatsEncoder(Encoder):
@@ -19,6 +20,11 @@ class StatsEncoder(Encoder):
         output_kind=OutputKind.VECTOR,
         embedding_dim=4,
     )
+
+    class Options(EncoderOptions):
+        layer: int | None = Field(
+            default=None, description="Changes nothing but the fingerprint (cache tests)."
+        )
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)

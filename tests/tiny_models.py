@@ -3,16 +3,21 @@
 Each builder writes a directory that ``from_pretrained`` loads exactly as it
 would load a hub id (config, safetensors weights, preprocessor config,
 tokenizer files), so the tests exercise the real loading code with no network.
+:func:`loaded` creates a model by name and loads it, as the runner does before
+the first batch (encoders never load themselves).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import torch
 
-__all__ = ["BUILDERS", "build"]
+from audiobench.encoder import Encoder
+
+__all__ = ["BUILDERS", "build", "loaded"]
 
 
 def _seed() -> None:
@@ -234,3 +239,12 @@ def build(kind: str, root: Path) -> Path:
     if not (path / "config.json").exists():
         BUILDERS[kind](path)
     return path
+
+
+def loaded(name: str, **kwargs: Any) -> Encoder:
+    """``registry.models.create(name, **kwargs)``, loaded as the runner loads it before use."""
+    from audiobench import registry
+
+    encoder = registry.models.create(name, **kwargs)
+    encoder.load()
+    return encoder

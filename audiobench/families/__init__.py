@@ -2,6 +2,7 @@
 
 from audiobench.families.classification import ClassificationTask
 from audiobench.families.clustering import ClusteringTask
+from audiobench.families.pair_classification import PairClassificationTask
 from audiobench.families.perceptual_alignment import PerceptualAlignmentTask
 from audiobench.families.reconstruction import ReconstructionTask
 from audiobench.families.reranking import RerankingTask
@@ -15,6 +16,7 @@ FAMILIES: dict[TaskFamily, type[Task]] = {
     for cls in (
         ClassificationTask,
         ClusteringTask,
+        PairClassificationTask,
         PerceptualAlignmentTask,
         ReconstructionTask,
         RerankingTask,
@@ -37,6 +39,7 @@ __all__ = [
     "FAMILIES",
     "ClassificationTask",
     "ClusteringTask",
+    "PairClassificationTask",
     "PerceptualAlignmentTask",
     "ReconstructionTask",
     "RerankingTask",

@@ -36,6 +36,10 @@ probe always runs. Multi-class metrics: ``accuracy``, ``balanced_accuracy``, ``f
 the mean over splits, their ``std`` (population), and every split's own report under
 ``per_split``. ``details`` records the protocol, each split's sizes, and each fitted
 probe's configuration (fixed grid, selection scores, chosen values, seed).
+
+``protocol="mteb"`` scores as MTEB scores MAEB's classification tasks instead (few-shot
+logistic regression, main score ``accuracy``, or ``lrap`` for multi-label tasks; probes, folds
+and grouping are then not used; :mod:`audiobench.families.mteb_protocol`).
 """
 
 from __future__ import annotations
@@ -49,7 +53,10 @@ import numpy as np
 from pydantic import AfterValidator, ConfigDict, Field, model_serializer
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
+from audiobench import reports as _reports
 from audiobench.audio import Clip
+from audiobench.families import mteb_protocol
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
 from audiobench.pooling import collate
 from audiobench.reports import (
     Count,
@@ -200,8 +207,8 @@ class ClassificationTask(Task):
     """Base class of probe-classification tasks; subclasses declare metadata and options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.CLASSIFICATION
-    Report = MulticlassReport
-    Summary = MulticlassSummary
+    Report = ByProtocol(MulticlassReport, MtebReport)  # type: ignore[assignment]
+    Summary = ByProtocol(MulticlassSummary, MtebSummary)  # type: ignore[assignment]
 
     class Options(TaskOptions):
         probes: tuple[ProbeName, ...] = Field(
@@ -231,6 +238,9 @@ class ClassificationTask(Task):
             0.5, ge=0.0, le=1.0, description="Multi-label decision threshold (F1 scores)."
         )
         seed: int = Field(0, description="Seed of generated folds and of every probe.")
+        protocol: mteb_protocol.Protocol = Field(
+            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
+        )
 
     options: Options = Options()
 
@@ -238,13 +248,17 @@ class ClassificationTask(Task):
         super().__init_subclass__(**kwargs)
         # Metric names differ between multi-class and multi-label tasks; validation follows.
         multilabel = cls.options.multilabel
-        cls.Report = MultilabelReport if multilabel else MulticlassReport
-        cls.Summary = MultilabelSummary if multilabel else MulticlassSummary
+        own = (MultilabelReport, MultilabelSummary) if multilabel else (MulticlassReport, MulticlassSummary)
+        cls.Report = ByProtocol(own[0], MtebReport)  # type: ignore[assignment]
+        cls.Summary = ByProtocol(own[1], MtebSummary)  # type: ignore[assignment]
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         """``<probe>:<metric>``: a known probe and a metric this task reports."""
         name = cls.metadata.name
+        if cls.options.protocol == "mteb":
+            multilabel = cls.options.multilabel
+            return mteb_protocol.check_main_score(cls, path, "classification", multilabel=multilabel)
         if len(path) != 2:
             raise ValueError(
                 f"task {name}: main score {':'.join(path)!r} must read '<probe>:<metric>', "
@@ -276,6 +290,8 @@ class ClassificationTask(Task):
     def probe_names(self) -> tuple[str, ...]:
         """The probes run: the main score's (primary) probe first, then the others."""
         primary = parse_score_path(self.metadata.main_score)[0]
+        if primary not in PROBE_NAMES:  # a reference-protocol main score names no probe
+            return tuple(dict.fromkeys(self.options.probes))
         return tuple(dict.fromkeys([primary, *self.options.probes]))
 
     @classmethod
@@ -285,11 +301,13 @@ class ClassificationTask(Task):
 
         primary = parse_score_path(cls.metadata.main_score)[0]
         reason = _token_skip_reason(encoder)
-        if PROBES[primary].level == "token" and reason is not None:
+        if primary in PROBES and PROBES[primary].level == "token" and reason is not None:
             raise ValueError(f"task {cls.metadata.name}: primary probe {primary!r}: {reason}")
 
     def protocol(self) -> dict[str, Any]:
         o = self.options
+        if o.protocol == "mteb":
+            return mteb_protocol.describe("classification", multilabel=o.multilabel)
         return {
             "protocol": {
                 "probes": list(self.probe_names),
@@ -309,9 +327,14 @@ class ClassificationTask(Task):
 
     # ------------------------------------------------------------------ evaluation
 
-    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> Report:
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.probes import PROBES
 
+        if self.options.protocol == "mteb":
+            o = self.options
+            return mteb_protocol.classification_report(
+                embedder, subset, multilabel=o.multilabel, separator=o.label_separator
+            )
         where = subset.where
         reason = _token_skip_reason(embedder.encoder)
         skipped = {
@@ -381,8 +404,10 @@ class ClassificationTask(Task):
             entries["skipped_probes"] = skipped
         return self.Report.model_validate(entries)
 
-    def summarize(self, reports: Mapping[str, Report]) -> Summary:
+    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
         """Unweighted mean over subsets of every probe's metrics (None if a subset lacks one)."""
+        if self.options.protocol == "mteb":
+            return mteb_protocol.summarize(reports)
         first = next(iter(reports.values()))
         means: dict[str, dict[str, float | None]] = {}
         for probe, entry in (first.model_extra or {}).items():
@@ -556,7 +581,7 @@ class ClassificationTask(Task):
 
 
 def _ids(ids: Sequence[str]) -> str:
-    from audiobench.metrics.validation import describe_clips
+    from audiobench.metrics.naming import describe_clips
 
     return describe_clips(list(ids))
 

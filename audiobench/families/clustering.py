@@ -8,6 +8,9 @@ seeds of each metric, its population standard deviation over seeds (``std``) and
 of every seed (``per_seed``). ``main_score`` names one metric (``"v_measure"``, as MTEB);
 with several subsets it is their unweighted mean (``aggregates["mean"]``).
 
+``protocol="mteb"`` scores as MTEB scores MAEB's clustering tasks instead (bootstrapped k-means,
+``v_measure`` and ``ami``; :mod:`audiobench.families.mteb_protocol`).
+
 Data contract: every clip carries one ``label``; an unlabelled clip is an error.
 """
 
@@ -18,6 +21,9 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
+from audiobench import reports as _reports
+from audiobench.families import mteb_protocol
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
 from audiobench.pooling import collate
 from audiobench.reports import Count, Report, Signed, Summary, Unit, mean_or_none
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, error_in_context
@@ -72,8 +78,8 @@ class ClusteringTask(Task):
     """Base class of clustering tasks; subclasses declare metadata (and other seeds)."""
 
     family: ClassVar[TaskFamily] = TaskFamily.CLUSTERING
-    Report = ClusteringReport
-    Summary = ClusteringSummary
+    Report = ByProtocol(ClusteringReport, MtebReport)  # type: ignore[assignment]
+    Summary = ByProtocol(ClusteringSummary, MtebSummary)  # type: ignore[assignment]
 
     class Options(TaskOptions):
         seeds: tuple[int, ...] = Field(
@@ -81,19 +87,27 @@ class ClusteringTask(Task):
         )
         batch_size: int = Field(1024, ge=1, description="MiniBatchKMeans batch size.")
         n_init: int = Field(1, ge=1, description="k-means++ initialisations per run.")
+        protocol: mteb_protocol.Protocol = Field(
+            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
+        )
 
     options = Options()
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
+        if cls.options.protocol == "mteb":
+            return mteb_protocol.check_main_score(cls, path, "clustering")
         if path not in {(m,) for m in METRICS}:
             raise ValueError(
                 f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
                 f"{list(METRICS)}"
             )
 
-    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> ClusteringReport:
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics import cluster_scores
+
+        if self.options.protocol == "mteb":
+            return mteb_protocol.clustering_report(embedder, subset)
 
         kept, arrays = embedder.embed(subset.clips, subset.label)
         if len(kept) < 2:
@@ -116,13 +130,17 @@ class ClusteringTask(Task):
             n_samples=result.n_samples,
         )
 
-    def summarize(self, reports: Mapping[str, Report]) -> ClusteringSummary:
+    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
+        if self.options.protocol == "mteb":
+            return mteb_protocol.summarize(reports)
         return ClusteringSummary(
             subsets=list(reports),
             **{m: mean_or_none(getattr(r, m) for r in reports.values()) for m in METRICS},
         )
 
     def protocol(self) -> dict[str, Any]:
+        if self.options.protocol == "mteb":
+            return mteb_protocol.describe("clustering")
         return {
             "algorithm": "MiniBatchKMeans",
             "n_clusters": "number of distinct labels",

@@ -4,7 +4,7 @@ Follows VocSim's avian-perception benchmark (zebra finch judgments of song
 syllables, Zandberg et al. 2024), generalised to any listeners.
 
 **Trials.** Two kinds, each naming clips by a *key*: the clip id, or the
-metadata column :attr:`PerceptualAlignmentTask.trial_key` (the avian set's
+metadata column named by the ``trial_key`` option (the avian set's
 ``original_name``, e.g. ``M2020_2.wav``).
 
 - *Triplets* (anchor a, positive p, negative n): listeners judged p closer
@@ -15,7 +15,8 @@ metadata column :attr:`PerceptualAlignmentTask.trial_key` (the avian set's
   same one.
 
 Trials come from *trial tables* (CSV files, columns matched
-case-insensitively): ``triplets.csv`` with ``anchor``, ``positive``,
+case-insensitively; options ``triplet_file``, ``probe_file`` and
+``trial_columns``): ``triplets.csv`` with ``anchor``, ``positive``,
 ``negative`` and optionally ``margin_type``; ``probes.csv`` with
 ``sound_id`` (or ``anchor``/``probe``), ``left``, ``right``, ``decision``
 (``left``/``right``; anything else, e.g. ``NA`` for no response, is a
@@ -24,27 +25,33 @@ local copy (``--dataset``), in a ``folder`` source, or in the hub dataset
 repository at the pinned revision. Trials can also ride on the clips
 themselves: a clip whose metadata (extra columns of ``labels.csv``) has
 ``positive`` and ``negative`` is the anchor of a triplet; one with ``left``,
-``right`` and ``decision`` is the probe of a 2AFC trial.
+``right`` and ``decision`` is the probe of a 2AFC trial. A task with several
+subsets scores each on its own clips: a trial naming a clip of another
+subset names a clip that subset lacks.
 
-**Scores**, per distance (:attr:`distances`, via
+**Scores**, per subset and distance (option ``distances``, via
 :func:`audiobench.metrics.pairwise_distances` on the pooled embeddings,
-float64): for triplets, accuracy over ``all`` of them and over each
-``margin_type`` group (VocSim's ``high``); for 2AFC, over ``all`` answered
-trials and over the ``consistent`` ones: judgments grouped by (probe, pair of
-alternatives), kept when the majority choice has at least
-:attr:`consistency_threshold` of the votes, scored once with the majority
-choice. (VocSim's reference code groups by probe alone; grouping by the
-whole trial keeps judgments of different pairs apart.) Each entry has
-accuracy, n, n_correct, n_ties, a one-sided exact binomial p-value against
-50 % (:func:`audiobench.metrics.binomial_p_value`) and a percentile
-bootstrap 95 % interval over trials. An exact distance tie counts half in
-both kinds, so constant embeddings score exactly chance.
+float64), in ``scores[subset][distance][kind][group]`` (:class:`TrialScores`):
+for triplets, accuracy over ``all`` of them and over each ``margin_type``
+group (VocSim's ``high``); for 2AFC, over ``all`` answered trials and over
+the ``consistent`` ones: judgments grouped by (probe, pair of alternatives),
+kept when the majority choice has at least ``consistency_threshold`` of the
+votes, scored once with the majority choice. (VocSim's reference code groups
+by probe alone; grouping by the whole trial keeps judgments of different
+pairs apart.) Each entry has accuracy, n, n_correct, n_ties, a one-sided
+exact binomial p-value against 50 % (:func:`audiobench.metrics.binomial_p_value`)
+and a percentile bootstrap 95 % interval over trials (options
+``n_bootstrap``, ``seed``). An exact distance tie counts half in both kinds,
+so constant embeddings score exactly chance. The summary
+(``aggregates["mean"]``, written even for one subset) holds the mean
+accuracy over subsets at ``[distance]["<kind>/<group>"]``.
 
-Main score: the task's ``main_score``, ``"<distance>:<kind>/<group>"``, by
-default ``"cosine:triplet/all"`` (triplet accuracy under cosine distance).
+Main score: the task's ``main_score`` in the shared grammar
+(:func:`audiobench.reports.parse_score_path`), ``"<distance>:<kind>/<group>"``,
+by default ``"cosine:triplet/all"`` (triplet accuracy under cosine distance).
 
 **Bad input.** A trial naming a clip the dataset does not have is an error
-naming the trial (:attr:`missing_members` ``"error"``), or, where the
+naming the trial (option ``missing_members="error"``), or, where the
 published trials are known to cover more clips than the published audio
 (``"skip"``), a counted skip with examples in ``details``. Trials whose
 clips were dropped under ``--on-error skip`` are always counted skips.
@@ -57,20 +64,32 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from audiobench.audio import Clip
-from audiobench.families.score_checks import number_problem
-from audiobench.task import Embedder, Task, TaskFamily, TaskScores
+from audiobench.reports import (
+    Count,
+    NonNegative,
+    Report,
+    Summary,
+    Unit,
+    mean_or_none,
+    parse_score_path,
+    score_at,
+)
+from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
 
 __all__ = [
     "PerceptualAlignmentTask",
+    "PerceptualReport",
+    "PerceptualSummary",
     "Trial",
     "TrialColumns",
+    "TrialScores",
     "consistent_trials",
-    "parse_main_score",
     "read_probe_table",
     "read_triplet_table",
 ]
@@ -82,12 +101,15 @@ ALL = "all"
 CONSISTENT = "consistent"
 #: How many offending trials a message or ``details`` lists.
 EXAMPLES = 10
-#: Options of other families a multi-task CLI call may pass; accepted, unused, recorded.
+#: Distances :func:`audiobench.metrics.pairwise_distances` computes (named here so that
+#: declaring a task imports no numerics; a test keeps the two equal).
+DISTANCES: tuple[str, ...] = ("cosine", "euclidean", "spearman")
 
 
-@dataclass(frozen=True)
-class TrialColumns:
+class TrialColumns(BaseModel):
     """Trial fields, as column names (matched case-insensitively) or clip-metadata keys."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     anchor: tuple[str, ...] = ("anchor", "sound_id", "probe")
     positive: str = "positive"
@@ -96,6 +118,10 @@ class TrialColumns:
     left: str = "left"
     right: str = "right"
     decision: str = "decision"
+
+
+#: VocSim's column names.
+DEFAULT_COLUMNS = TrialColumns()
 
 
 @dataclass(frozen=True)
@@ -119,17 +145,6 @@ class Trial:
         return (self.anchor, self.first, self.second)
 
 
-def parse_main_score(spec: str) -> tuple[str, str, str]:
-    """``"cosine:triplet/all"`` -> ("cosine", "triplet", "all")."""
-    distance, sep, rest = spec.partition(":")
-    kind, slash, group = rest.partition("/")
-    if not (sep and slash and distance and group) or kind not in KINDS:
-        raise ValueError(
-            f"main score {spec!r} must read '<distance>:<kind>/<group>' with kind in {KINDS}"
-        )
-    return distance, kind, group
-
-
 def _header(fields: Sequence[str], names: Iterable[str], path: Path, required: bool) -> str | None:
     lower = {f.strip().lower(): f for f in fields}
     for name in names:
@@ -144,7 +159,7 @@ def _cell(row: Mapping[str, str | None], column: str | None) -> str:
     return (row.get(column) or "").strip() if column else ""
 
 
-def read_triplet_table(path: Path, columns: TrialColumns = TrialColumns()) -> list[Trial]:
+def read_triplet_table(path: Path, columns: TrialColumns = DEFAULT_COLUMNS) -> list[Trial]:
     """Triplets from a CSV table (VocSim's ``triplets.csv``), in file order."""
     with path.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
@@ -171,7 +186,7 @@ def _choice(decision: str) -> int | None:
 
 
 def read_probe_table(
-    path: Path, columns: TrialColumns = TrialColumns()
+    path: Path, columns: TrialColumns = DEFAULT_COLUMNS
 ) -> tuple[list[Trial], list[str]]:
     """2AFC trials from a CSV table (VocSim's ``probes.csv``), and where decisions were missing."""
     trials, unanswered = [], []
@@ -234,56 +249,188 @@ def consistent_trials(trials: Sequence[Trial], threshold: float) -> tuple[list[T
     return kept, dropped
 
 
+def _distance_name(name: str) -> str:
+    if name not in DISTANCES:
+        raise ValueError(f"unknown distance {name!r}; known: {', '.join(DISTANCES)}")
+    return name
+
+
+def _kind_name(name: str) -> str:
+    if name not in KINDS:
+        raise ValueError(f"unknown trial kind; known: {', '.join(KINDS)}")
+    return name
+
+
+def _split_set(name: str) -> tuple[str, str] | None:
+    """``"triplet/all"`` -> ("triplet", "all"); None unless it reads ``<kind>/<group>``."""
+    kind, slash, group = name.partition("/")
+    return (kind, group) if slash and group and kind in KINDS else None
+
+
+def _trial_set(name: str) -> str:
+    if _split_set(name) is None:
+        raise ValueError(f"must read '<kind>/<group>' with kind in {', '.join(KINDS)}")
+    return name
+
+
+DistanceName = Annotated[str, AfterValidator(_distance_name)]
+KindName = Annotated[str, AfterValidator(_kind_name)]
+GroupName = Annotated[str, Field(min_length=1)]
+#: ``"<kind>/<group>"``, e.g. ``"triplet/all"``: one scored set of trials in a summary.
+TrialSetName = Annotated[str, AfterValidator(_trial_set)]
+
+
+class TrialScores(Report):
+    """Accuracy of one set of trials under one distance, its test and its interval."""
+
+    accuracy: Unit
+    n: Annotated[int, Field(ge=1)]
+    n_correct: NonNegative = Field(description="Agreements; an exact tie counts half.")
+    n_ties: Count
+    p_value: Unit = Field(description="One-sided exact binomial test against 50 %.")
+    ci95: tuple[Unit, Unit] | None = Field(
+        default=None, description="Percentile bootstrap 95 % interval (None: no bootstrap)."
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TrialScores:
+        if self.n_correct > self.n:
+            raise ValueError(f"n_correct {self.n_correct!r} is more than n = {self.n}")
+        if self.n_ties > self.n:
+            raise ValueError(f"n_ties {self.n_ties!r} is more than n = {self.n}")
+        if abs(self.accuracy - self.n_correct / self.n) > 1e-9:
+            raise ValueError(f"accuracy {self.accuracy!r} is not n_correct / n")
+        if self.ci95 is not None and self.ci95[0] > self.ci95[1]:
+            raise ValueError(f"ci95: low {self.ci95[0]!r} > high {self.ci95[1]!r}")
+        return self
+
+
+class PerceptualReport(Report):
+    """One subset: distance -> trial kind (``triplet``, ``2afc``) -> trial group -> scores."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[DistanceName, dict[KindName, dict[GroupName, TrialScores]]] = Field(
+        init=False
+    )
+
+
+class PerceptualSummary(Summary):
+    """Mean accuracy over subsets: distance -> ``"<kind>/<group>"`` -> mean (None: undefined)."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[DistanceName, dict[TrialSetName, Unit | None]] = Field(init=False)
+
+
+def _main_parts(path: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """("cosine", "triplet/all") -> ("cosine", "triplet", "all"); None if it is no such path."""
+    trial_set = _split_set(path[1]) if len(path) == 2 else None
+    return None if trial_set is None else (path[0], *trial_set)
+
+
+#: Any family's report (inside the task class, ``Report`` names this family's).
+_AnyReport = Report
+
+
 class PerceptualAlignmentTask(Task):
     """Base class of perceptual-alignment tasks; subclasses declare metadata and trial sources."""
 
     family: ClassVar[TaskFamily] = TaskFamily.PERCEPTUAL_ALIGNMENT
-    #: Distances scored; the main score's distance is always added.
-    distances: ClassVar[tuple[str, ...]] = ("cosine", "euclidean", "spearman")
-    #: Metadata column whose value names a clip in trials; None: the clip id.
-    trial_key: ClassVar[str | None] = None
-    #: Trial tables, relative to the dataset root (None: the task has none).
-    triplet_file: ClassVar[str | None] = "triplets.csv"
-    probe_file: ClassVar[str | None] = "probes.csv"
-    trial_columns: ClassVar[TrialColumns] = TrialColumns()
-    #: A trial naming a clip the dataset lacks: an error, or a counted skip.
-    missing_members: ClassVar[Literal["error", "skip"]] = "error"
-    #: Majority share for the ``consistent`` 2AFC set (VocSim: 0.7); None: no such set.
-    consistency_threshold: ClassVar[float | None] = 0.7
+    Report = PerceptualReport
+    Summary = PerceptualSummary
+    # The main score lives in the summary's "<kind>/<group>" keys: write it for one subset too.
+    always_aggregate = True
+    # Trials, not labels, are what clips are scored against.
+    needs_labels = False
 
-    def __init__(
-        self,
-        *,
-        distances: Sequence[str] | None = None,
-        n_bootstrap: int = 1000,
-        seed: int = 0,
-        **kwargs: Any,
-    ) -> None:
-        from audiobench.metrics import DISTANCE_METRICS
+    class Options(TaskOptions):
+        distances: tuple[DistanceName, ...] = Field(
+            DISTANCES, min_length=1, description="Distances scored; the main score's is added."
+        )
+        n_bootstrap: int = Field(1000, ge=0, description="Bootstrap resamples (0: no interval).")
+        seed: int = Field(0, description="Seed of the bootstrap.")
+        trial_key: str | None = Field(
+            None, description="Metadata column whose value names a clip in trials; None: clip id."
+        )
+        triplet_file: str | None = Field(
+            "triplets.csv", description="Triplet table, relative to the dataset root; None: none."
+        )
+        probe_file: str | None = Field(
+            "probes.csv", description="2AFC table, relative to the dataset root; None: none."
+        )
+        trial_columns: TrialColumns = DEFAULT_COLUMNS
+        missing_members: Literal["error", "skip"] = Field(
+            "error", description="A trial naming a clip the dataset lacks: an error, or a skip."
+        )
+        consistency_threshold: float | None = Field(
+            0.7,
+            gt=0.0,
+            le=1.0,
+            description="Majority share for the 'consistent' 2AFC set (VocSim: 0.7); None: none.",
+        )
 
-        super().__init__(**kwargs)
-        main_distance, _, _ = parse_main_score(self.metadata.main_score)
-        chosen = tuple(distances or self.distances)
-        unknown = [d for d in (*chosen, main_distance) if d not in DISTANCE_METRICS]
-        if unknown:
-            raise ValueError(f"unknown distance(s) {unknown}; known: {list(DISTANCE_METRICS)}")
-        self.distance_names = chosen + ((main_distance,) if main_distance not in chosen else ())
-        if n_bootstrap < 0:
-            raise ValueError("n_bootstrap must be ≥ 0")
-        self.n_bootstrap = n_bootstrap
-        self.seed = seed
+    options: Options = Options()
+
+    @classmethod
+    def check_main_score(cls, path: tuple[str, ...]) -> None:
+        """``<distance>:<kind>/<group>``: a known distance and trial kind, and a group."""
+        parts = _main_parts(path)
+        if parts is None:
+            raise ValueError(
+                f"task {cls.metadata.name}: main score {':'.join(path)!r} must read "
+                f"'<distance>:<kind>/<group>' with kind in {KINDS}"
+            )
+        if parts[0] not in DISTANCES:
+            raise ValueError(
+                f"task {cls.metadata.name}: main score names unknown distance {parts[0]!r}; "
+                f"known: {', '.join(DISTANCES)}"
+            )
+
+    @classmethod
+    def summary_score(cls, summary: Mapping[str, Any] | None, spec: str) -> float | None:
+        """As :meth:`Task.summary_score`; also reads one subset's report.
+
+        A file without aggregates (version 1, written before the summary
+        existed) has only its report: ``"cosine:triplet/all"`` is the
+        ``accuracy`` at ``[cosine][triplet][all]`` there.
+        """
+        value = super().summary_score(summary, spec)
+        if value is not None or summary is None or "subsets" in summary:
+            return value
+        parts = _main_parts(parse_score_path(spec))
+        return None if parts is None else score_at(summary, (*parts, "accuracy"))
+
+    @property
+    def distance_names(self) -> tuple[str, ...]:
+        """The distances scored: the option's, then the main score's if it is not among them."""
+        chosen = self.options.distances
+        main = parse_score_path(self.metadata.main_score)[0]
+        return chosen + ((main,) if main not in chosen else ())
+
+    def protocol(self) -> dict[str, Any]:
+        o = self.options
+        distance, kind, group = _main_parts(parse_score_path(self.metadata.main_score)) or ("",) * 3
+        return {
+            "distances": list(self.distance_names),
+            "main": {"distance": distance, "kind": kind, "group": group},
+            "trial_key": o.trial_key or "clip id",
+            "missing_members_rule": o.missing_members,
+            "consistency_threshold": o.consistency_threshold,
+            "ties": "an exact distance tie counts half a correct trial",
+            "bootstrap": {"n": o.n_bootstrap, "seed": o.seed, "interval": "percentile 95 %"},
+        }
 
     # -- trials --------------------------------------------------------------------
 
     def clip_key(self, clip: Clip) -> str:
         """The name trials use for ``clip``."""
-        if self.trial_key is None:
+        key = self.options.trial_key
+        if key is None:
             return clip.id
-        value = clip.metadata.get(self.trial_key)
+        value = clip.metadata.get(key)
         if value is None or not str(value).strip():
             raise ValueError(
                 f"task {self.name}: clip {clip.id!r} ({clip.audio.location}) has no "
-                f"{self.trial_key!r}, the column trials use to name clips"
+                f"{key!r}, the column trials use to name clips"
             )
         return str(value).strip()
 
@@ -296,7 +443,7 @@ class PerceptualAlignmentTask(Task):
 
     def trial_tables(self) -> tuple[dict[str, Path], list[str]]:
         """Trial tables found (kind -> path), and notes on those looked for and not found."""
-        wanted = {TRIPLET: self.triplet_file, TWO_AFC: self.probe_file}
+        wanted = {TRIPLET: self.options.triplet_file, TWO_AFC: self.options.probe_file}
         found: dict[str, Path] = {}
         notes: list[str] = []
         root = self._table_root()
@@ -331,8 +478,10 @@ class PerceptualAlignmentTask(Task):
             )
         )
 
-    def _metadata_trials(self, clips: Sequence[Clip]) -> tuple[list[Trial], list[str]]:
-        cols = self.trial_columns
+    def _metadata_trials(
+        self, clips: Sequence[Clip], where_task: str
+    ) -> tuple[list[Trial], list[str]]:
+        cols = self.options.trial_columns
         trials, unanswered = [], []
         for clip in clips:
             meta = {str(k).lower(): str(v).strip() for k, v in clip.metadata.items()}
@@ -341,7 +490,7 @@ class PerceptualAlignmentTask(Task):
             if positive or negative:
                 if not (positive and negative):
                     raise ValueError(
-                        f"task {self.name}: {where} has one of {cols.positive!r} and "
+                        f"{where_task}: {where} has one of {cols.positive!r} and "
                         f"{cols.negative!r} but not the other"
                     )
                 group = meta.get(cols.margin, "").lower() or None
@@ -352,7 +501,7 @@ class PerceptualAlignmentTask(Task):
             if left or right:
                 if not (left and right):
                     raise ValueError(
-                        f"task {self.name}: {where} has one of {cols.left!r} and "
+                        f"{where_task}: {where} has one of {cols.left!r} and "
                         f"{cols.right!r} but not the other"
                     )
                 choice = _choice(meta.get(cols.decision, ""))
@@ -362,19 +511,26 @@ class PerceptualAlignmentTask(Task):
                 trials.append(Trial(where, TWO_AFC, self.clip_key(clip), left, right, choice))
         return trials, unanswered
 
-    def load_trials(self, clips: Sequence[Clip]) -> tuple[list[Trial], dict[str, Any]]:
-        """Every trial, from the tables and the clips' metadata, and where they came from."""
+    def load_trials(
+        self, clips: Sequence[Clip], where: str | None = None
+    ) -> tuple[list[Trial], dict[str, Any]]:
+        """Every trial, from the tables and the clips' metadata, and where they came from.
+
+        ``where`` prefixes error messages (default: ``"task <name>"``).
+        """
+        where = where or f"task {self.name}"
+        columns = self.options.trial_columns
         tables, notes = self.trial_tables()
-        trials, unanswered = self._metadata_trials(clips)
+        trials, unanswered = self._metadata_trials(clips, where)
         sources: list[dict[str, Any]] = []
         if trials or unanswered:
             sources.append({"source": "clip metadata", "n_rows": len(trials) + len(unanswered)})
         if TRIPLET in tables:
-            rows = read_triplet_table(tables[TRIPLET], self.trial_columns)
+            rows = read_triplet_table(tables[TRIPLET], columns)
             trials += rows
             sources.append({"source": str(tables[TRIPLET]), "kind": TRIPLET, "n_rows": len(rows)})
         if TWO_AFC in tables:
-            rows, missing = read_probe_table(tables[TWO_AFC], self.trial_columns)
+            rows, missing = read_probe_table(tables[TWO_AFC], columns)
             trials += rows
             unanswered += missing
             sources.append(
@@ -386,23 +542,22 @@ class PerceptualAlignmentTask(Task):
             )
         if not trials:
             raise ValueError(
-                f"task {self.name}: no trials found: no clip carries trial columns "
-                f"({self.trial_columns.positive}/{self.trial_columns.negative} or "
-                f"{self.trial_columns.left}/{self.trial_columns.right}/"
-                f"{self.trial_columns.decision}), and no trial table was found"
-                + (f" ({'; '.join(notes)})" if notes else "")
+                f"{where}: no trials found: no clip carries trial columns "
+                f"({columns.positive}/{columns.negative} or "
+                f"{columns.left}/{columns.right}/{columns.decision}), "
+                "and no trial table was found" + (f" ({'; '.join(notes)})" if notes else "")
             )
         return trials, {"sources": sources, "not_found": notes, "unanswered": unanswered}
 
     # -- evaluation ----------------------------------------------------------------
 
-    def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> PerceptualReport:
         from audiobench.metrics import pairwise_distances
         from audiobench.pooling import collate
 
-        if not clips:
-            raise ValueError(f"task {self.name}: no clips to evaluate")
-        trials, origin = self.load_trials(clips)
+        where = subset.where
+        clips = subset.clips
+        trials, origin = self.load_trials(clips, where)
         index: dict[str, Clip] = {}
         duplicate_keys: list[str] = []
         for clip in clips:
@@ -412,7 +567,7 @@ class PerceptualAlignmentTask(Task):
             else:
                 index[key] = clip
 
-        counts = {kind: {"declared": 0} for kind in KINDS}
+        counts: dict[str, dict[str, int]] = {kind: {"declared": 0} for kind in KINDS}
         for trial in trials:
             counts[trial.kind]["declared"] += 1
         counts[TWO_AFC]["unanswered"] = len(origin["unanswered"])
@@ -420,9 +575,9 @@ class PerceptualAlignmentTask(Task):
         counts[TRIPLET]["duplicates"] = n_duplicates
 
         missing = [t for t in trials if any(m not in index for m in t.members)]
-        if missing and self.missing_members == "error":
+        if missing and self.options.missing_members == "error":
             raise ValueError(
-                f"task {self.name}: {len(missing)} trial(s) name clips the dataset does not "
+                f"{where}: {len(missing)} trial(s) name clips the dataset does not "
                 f"have, e.g. {_describe_missing(missing[:3], index)}"
             )
         for kind in KINDS:
@@ -430,7 +585,7 @@ class PerceptualAlignmentTask(Task):
         absent = {id(t) for t in missing}
         trials = [t for t in trials if id(t) not in absent]
 
-        kept, arrays = embedder.embed(clips, self.name)
+        kept, arrays = embedder.embed(clips, subset.label)
         matrix = collate(arrays)
         row_of = {clip.id: i for i, clip in enumerate(kept)}
         position = {key: row_of[c.id] for key, c in index.items() if c.id in row_of}
@@ -440,55 +595,67 @@ class PerceptualAlignmentTask(Task):
         gone = {id(t) for t in dropped}
         trials = [t for t in trials if id(t) not in gone]
         if not trials:
-            raise ValueError(f"task {self.name}: no trial has all its clips embedded")
+            raise ValueError(f"{where}: no trial has all its clips embedded")
 
-        sets, n_inconsistent = self._trial_sets(trials)
+        sets, n_inconsistent = self._trial_sets(trials, where)
         for kind in KINDS:
             counts[kind]["evaluated"] = len(sets.get((kind, ALL), []))
-        if (TWO_AFC, ALL) in sets and self.consistency_threshold is not None:
+        threshold = self.options.consistency_threshold
+        if (TWO_AFC, ALL) in sets and threshold is not None:
             counts[TWO_AFC]["consistent"] = len(sets.get((TWO_AFC, CONSISTENT), []))
             counts[TWO_AFC]["inconsistent_groups"] = n_inconsistent
 
         used = sorted({m for t in trials for m in t.members})
         local = {key: i for i, key in enumerate(used)}
         X = matrix[[position[k] for k in used]].astype(np.float64)
-        scores: dict[str, dict[str, Any]] = {}
+        # Clip ids, so that clips a metric rejects can be skipped under --on-error skip.
+        ids = [index[k].id for k in used]
+        scores: dict[str, dict[str, dict[str, TrialScores]]] = {}
         for distance in self.distance_names:
-            D = pairwise_distances(X, distance, ids=used, dtype=np.float64)
-            per_kind: dict[str, dict[str, Any]] = {}
+            D = pairwise_distances(X, distance, ids=ids, dtype=np.float64)
+            per_kind: dict[str, dict[str, TrialScores]] = {}
             for (kind, group), members in sets.items():
                 per_kind.setdefault(kind, {})[group] = _score(
-                    D, members, local, self.n_bootstrap, self.seed
+                    D, members, local, self.options.n_bootstrap, self.options.seed
                 )
             scores[distance] = per_kind
 
-        main_distance, main_kind, main_group = parse_main_score(self.metadata.main_score)
-        main = scores[main_distance].get(main_kind, {}).get(main_group, {}).get("accuracy")
         examples = {
             "missing_members": _describe_missing(missing[:EXAMPLES], index) if missing else None,
             "unembedded": [t.where for t in dropped[:EXAMPLES]],
             "unanswered": origin["unanswered"][:EXAMPLES],
             "duplicate_keys": sorted(set(duplicate_keys))[:EXAMPLES],
         }
-        details: dict[str, Any] = {
-            "distances": list(self.distance_names),
-            "main": {"distance": main_distance, "kind": main_kind, "group": main_group},
-            "trial_key": self.trial_key or "clip id",
-            "trial_sources": origin["sources"],
-            "trial_tables_not_found": origin["not_found"],
-            "missing_members_rule": self.missing_members,
-            "consistency_threshold": self.consistency_threshold,
-            "counts": counts,
-            "n_duplicate_keys": len(duplicate_keys),
-            "examples": {k: v for k, v in examples.items() if v},
-            "ties": "an exact distance tie counts half a correct trial",
-            "bootstrap": {"n": self.n_bootstrap, "seed": self.seed, "interval": "percentile 95 %"},
-            "n_clips_embedded": len(kept),
-        }
-        return TaskScores(main_score=main, scores=scores, details=details)
+        subset.details.update(
+            {
+                "trial_sources": origin["sources"],
+                "trial_tables_not_found": origin["not_found"],
+                "counts": counts,
+                "n_duplicate_keys": len(duplicate_keys),
+                "examples": {k: v for k, v in examples.items() if v},
+                "n_clips_embedded": len(kept),
+            }
+        )
+        return PerceptualReport.model_validate(scores)
+
+    def summarize(self, reports: Mapping[str, _AnyReport]) -> PerceptualSummary:
+        """Unweighted mean over subsets of each accuracy (None where a subset lacks it)."""
+        means: dict[str, dict[str, float | None]] = {}
+        for report in reports.values():
+            for distance, kinds in (report.model_extra or {}).items():
+                for kind, groups in kinds.items():
+                    for group in groups:
+                        means.setdefault(distance, {})[f"{kind}/{group}"] = None
+        for distance, sets in means.items():
+            for name in sets:
+                kind, _, group = name.partition("/")
+                sets[name] = mean_or_none(
+                    score_at(r, (distance, kind, group, "accuracy")) for r in reports.values()
+                )
+        return PerceptualSummary.model_validate({"subsets": list(reports), **means})
 
     def _trial_sets(
-        self, trials: Sequence[Trial]
+        self, trials: Sequence[Trial], where: str
     ) -> tuple[dict[tuple[str, str], list[Trial]], int]:
         """Scored sets, (kind, group) -> trials, and the 2AFC groups too inconsistent to keep."""
         sets: dict[tuple[str, str], list[Trial]] = {}
@@ -498,52 +665,19 @@ class PerceptualAlignmentTask(Task):
             for group in sorted({t.group for t in triplets if t.group}):
                 if group in (ALL, CONSISTENT):
                     raise ValueError(
-                        f"task {self.name}: triplet group name {group!r} is reserved; rename it"
+                        f"{where}: triplet group name {group!r} is reserved; rename it"
                     )
                 sets[(TRIPLET, group)] = [t for t in triplets if t.group == group]
         probes = [t for t in trials if t.kind == TWO_AFC]
         n_inconsistent = 0
+        threshold = self.options.consistency_threshold
         if probes:
             sets[(TWO_AFC, ALL)] = probes
-            if self.consistency_threshold is not None:
-                kept, n_inconsistent = consistent_trials(probes, self.consistency_threshold)
+            if threshold is not None:
+                kept, n_inconsistent = consistent_trials(probes, threshold)
                 if kept:
                     sets[(TWO_AFC, CONSISTENT)] = kept
         return sets, n_inconsistent
-
-    # -- result checks -------------------------------------------------------------
-
-    @classmethod
-    def score_problems(cls, scores: dict[str, Any]) -> list[str]:
-        """Unknown distances, kinds and fields, and values outside their range.
-
-        ``scores`` maps distance -> kind (``triplet``, ``2afc``) -> group ->
-        report; ``aggregates`` is empty, so any key there is a problem.
-        Accuracy, p-value and the interval lie in [0, 1]; n ≥ 1;
-        0 ≤ n_correct ≤ n; n_ties an integer in [0, n].
-        """
-        from audiobench.metrics import DISTANCE_METRICS
-
-        problems: list[str] = []
-        for distance, kinds in scores.items():
-            if distance not in DISTANCE_METRICS:
-                problems.append(
-                    f"{distance}: unknown distance; known: {', '.join(DISTANCE_METRICS)}"
-                )
-                continue
-            if not isinstance(kinds, dict):
-                problems.append(f"{distance}: must be a mapping of trial kinds")
-                continue
-            for kind, groups in kinds.items():
-                where = f"{distance}.{kind}"
-                if kind not in KINDS:
-                    problems.append(f"{where}: unknown trial kind; known: {', '.join(KINDS)}")
-                elif not isinstance(groups, dict):
-                    problems.append(f"{where}: must be a mapping of trial groups")
-                else:
-                    for group, report in groups.items():
-                        problems += _report_problems(f"{where}.{group}", report)
-        return problems
 
 
 def _drop_duplicate_triplets(trials: Sequence[Trial]) -> tuple[list[Trial], int]:
@@ -570,7 +704,7 @@ def _describe_missing(trials: Sequence[Trial], index: Mapping[str, Clip]) -> str
 
 def _score(
     D: np.ndarray, trials: Sequence[Trial], local: Mapping[str, int], n_boot: int, seed: int
-) -> dict[str, Any]:
+) -> TrialScores:
     """Accuracy, counts, p-value and bootstrap interval of one set of trials."""
     from audiobench.metrics import binomial_p_value, triplet_accuracy, two_afc_accuracy
 
@@ -579,7 +713,7 @@ def _score(
     second = D[a, [local[t.second] for t in trials]]
     tie = first == second
     if trials[0].kind == TRIPLET:
-        report = dict(triplet_accuracy(first, second))
+        report: dict[str, Any] = dict(triplet_accuracy(first, second))
         points = np.where(tie, 0.5, (first < second).astype(np.float64))
     else:
         human = np.array([t.choice for t in trials])
@@ -599,55 +733,14 @@ def _score(
             "p_value": binomial_p_value(math.floor(n_correct), n),
         }
         points = np.where(tie, 0.5, (model == human).astype(np.float64))
-    report["ci95"] = _bootstrap(points, n_boot, seed)
-    return report
+    return TrialScores(**report, ci95=_bootstrap(points, n_boot, seed))
 
 
 def _bootstrap(points: np.ndarray, n_boot: int, seed: int) -> list[float] | None:
     """Percentile 95 % interval of the mean of per-trial scores, resampling trials."""
+    from audiobench.metrics.calibration import bootstrap_interval
+
     if n_boot == 0:
         return None
-    rng = np.random.default_rng(seed)
-    n = points.shape[0]
-    means = np.empty(n_boot)
-    step = max(1, 4_000_000 // max(n, 1))  # bounds the index block at ~32 MB
-    for start in range(0, n_boot, step):
-        size = min(step, n_boot - start)
-        means[start : start + size] = points[rng.integers(0, n, (size, n))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return [float(low), float(high)]
-
-
-_REPORT_FIELDS = frozenset({"accuracy", "n", "n_correct", "n_ties", "p_value", "ci95"})
-
-
-def _report_problems(where: str, report: Any) -> list[str]:
-    if not isinstance(report, dict):
-        return [f"{where}: must be a mapping with accuracy, n, n_correct, n_ties, p_value"]
-    problems = [f"{where}.{k}: unknown field" for k in report if k not in _REPORT_FIELDS]
-    problems += [
-        f"{where}.{k}: missing field" for k in sorted(_REPORT_FIELDS - {"ci95"}) if k not in report
-    ]
-    if problems:
-        return problems
-    n = report["n"]
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        return [f"{where}.n: must be a positive integer, not {n!r}"]
-    problems += number_problem(f"{where}.accuracy", report["accuracy"], 0.0, 1.0, nullable=False)
-    problems += number_problem(f"{where}.p_value", report["p_value"], 0.0, 1.0, nullable=False)
-    problems += number_problem(f"{where}.n_correct", report["n_correct"], 0.0, n, nullable=False)
-    ties = report["n_ties"]
-    if isinstance(ties, bool) or not isinstance(ties, int) or not 0 <= ties <= n:
-        problems.append(f"{where}.n_ties: must be an integer in [0, {n}], not {ties!r}")
-    if not problems and abs(report["accuracy"] - report["n_correct"] / n) > 1e-9:
-        problems.append(f"{where}.accuracy: {report['accuracy']!r} is not n_correct / n")
-    interval = report.get("ci95")
-    if interval is not None:
-        if not (isinstance(interval, list) and len(interval) == 2):
-            problems.append(f"{where}.ci95: must be [low, high] or null")
-        else:
-            for i, bound in enumerate(interval):
-                problems += number_problem(f"{where}.ci95[{i}]", bound, 0.0, 1.0, nullable=False)
-            if not problems and interval[0] > interval[1]:
-                problems.append(f"{where}.ci95: low {interval[0]!r} > high {interval[1]!r}")
-    return problems
+    interval = bootstrap_interval(points, n_boot, seed)
+    return [interval.low, interval.high]

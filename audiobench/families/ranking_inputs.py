@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from audiobench.audio import Clip
-from audiobench.metrics.validation import describe_clips
+from audiobench.metrics.naming import describe_clips
 from audiobench.task import Embedder
 
 __all__ = [

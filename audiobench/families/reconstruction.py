@@ -1,12 +1,12 @@
 """Reconstruction: encode, decode, and compare the result with the original.
 
-For codecs (``ModelMeta.can_decode``), such as EnCodec. Each clip goes
-through the model and back:
+For codecs (``ModelMeta.can_decode``), such as EnCodec. Each subset (one, ``"default"``,
+for a task without declared subsets) goes through the model and back:
 
 1. ``embedder.embed(clips, pooled=False)`` gives the model's unpooled outputs
    (continuous latents ``[T, D]`` or integer codes ``[T, Q]``), cached like any
    embedding; ``encoder.decode`` turns them into waveforms at the model's
-   ``meta.sample_rate``.
+   ``meta.sample_rate``, ``batch_size`` clips per call.
 2. The original is decoded the way the model saw it
    (:func:`audiobench.audio.decode_clip`: the task's canonical rate, then the
    model's), so both waveforms share one rate and one band limit.
@@ -14,7 +14,7 @@ through the model and back:
    usually a little longer than the input (EnCodec: ``ceil(n / hop) · hop``
    samples). The reconstruction is cut to the original's length; one that
    comes back *shorter* is zero-padded at the end (the missing audio counts
-   as an error, as it should). Both counts are recorded in ``details``.
+   as an error, as it should). Both counts are reported (``length_matching``).
 4. Per clip, at the model's rate: **SI-SDR** (dB) and **log-mel distance**
    (dB, :func:`audiobench.metrics.log_mel_distance`); reported as mean, std,
    median, min and max over clips. SI-SDR is +inf for an exact (or exactly
@@ -23,47 +23,157 @@ through the model and back:
    the clipped clips are counted (``n_capped``). 100 dB is far above any lossy
    codec and about the float32 noise floor, so clipping changes no real score.
 5. Originals and reconstructions are embedded with a declared **reference
-   model** (registry name, :attr:`ReconstructionTask.reference_model`, and
-   its pooling), after resampling both from the model's rate with soxr:
-   **FAD** and **KAD** between the two sets, and the per-clip **embedding
-   MSE**. These reference embeddings are not cached (the reconstructions
-   exist only in memory).
+   model** (registry name, option ``reference_model``) through the run's
+   embedder (:meth:`~audiobench.task.Embedder.with_encoder`), so its embeddings
+   are cached, its batches halved on out-of-memory errors and its failures
+   skipped like any other. Originals are ordinary clips, decoded from the task's
+   canonical rate as in every task; each reconstruction is an in-memory clip
+   (:class:`~audiobench.audio.ArrayAudioRef`, cached by its content) at the model's
+   rate, which goes through the canonical rate too. So both sets are band-limited
+   by the canonical rate, and a codec whose rate is below it loses the band above
+   its own Nyquist frequency, which FAD and KAD see. Reconstructions are held in
+   memory ``chunk_size`` clips at a time. From the reference model's **unpooled**
+   frame sequences, as MSEB defines them
+   (:func:`audiobench.metrics.reconstruction_embedding_scores`):
+
+   - ``fad``: Fréchet Audio Distance between the bag of all frames of all
+     originals and that of all reconstructions (ε = 1e-6 on the covariance
+     diagonals inside the matrix square root);
+   - ``kad``: Kernel Audio Distance over the same bags: 100 · unbiased MMD² with
+     a Gaussian RBF kernel whose bandwidth is the median pairwise distance of
+     the reconstructed frames (``kad_bandwidth``), clamped at 0;
+   - ``embedding_mse``: per clip, the mean of (e_ref − e_rec)² over its frames'
+     entries; the mean over clips is MSEB's figure (clips whose two frame
+     sequences differ in length are left out and counted, ``n_skipped``).
+
+   ``kid_poly`` is the earlier per-clip figure: the unbiased MMD² with the KID
+   kernel (x·y / d + 1)³ between the reference model's *pooled* embeddings
+   (option ``reference_pooling``; None: the model's default) of originals and
+   reconstructions, unscaled and not clamped.
 6. **Bits per second** of the code stream: the encoder's own
    ``bits_per_second()`` when it has one and its outputs are codes; from the
    codes themselves (``Q · log2(codebook size) · frames per second``) when it
    has none. For continuous latents no code stream was used, so the figure is
-   null with the reason (and the encoder's nominal bitrate, if it has one).
+   null; how it was found (or why it is null, with the encoder's nominal bitrate
+   if it has one) is in ``details["bitrate"][<subset>]``.
 
-Main score: FAD, **lower is better**. Everything is computed over the whole
-set in one group, ``"all"``; clips dropped under ``--on-error skip`` are left
-out of both sets.
+Main score: FAD, **lower is better**. Clips dropped under ``--on-error skip`` (by the
+codec or by the reference model, original or reconstruction) are left out of both sets;
+every score of a subset is over the same clips. With several subsets the summary is the
+unweighted mean over subsets of each headline number.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import numpy as np
-import soxr
+from pydantic import AfterValidator, Field
 
-from audiobench.audio import Clip, decode_clip
-from audiobench.encoder import Encoder
-from audiobench.families.score_checks import number_problem
-from audiobench.task import Embedder, Task, TaskFamily, TaskScores
+from audiobench.audio import ArrayAudioRef, Clip, decode_clip
+from audiobench.reports import Count, NonNegative, Report, Summary, mean_or_none
+from audiobench.reports import Report as AnyReport
+from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
 
-__all__ = ["SI_SDR_CAP_DB", "ReconstructionTask", "summarise"]
+if TYPE_CHECKING:
+    from audiobench.encoder import Encoder
+
+__all__ = [
+    "SI_SDR_CAP_DB",
+    "ReconstructionReport",
+    "ReconstructionSummary",
+    "ReconstructionTask",
+    "summarise",
+]
 
 #: Per-clip SI-SDR values are clipped to ±this many dB (see the module docstring).
 SI_SDR_CAP_DB: float = 100.0
 
-#: The one group a reconstruction result reports.
-GROUP = "all"
+#: The summary's numbers: one a main score may name.
+SUMMARY_METRICS = (
+    "fad",
+    "kad",
+    "kid_poly",
+    "embedding_mse",
+    "si_sdr",
+    "log_mel_distance",
+    "bits_per_second",
+)
+
+#: An SI-SDR value after clipping.
+_Decibels = Annotated[float, Field(ge=-SI_SDR_CAP_DB, le=SI_SDR_CAP_DB)]
+#: Population std of values within ±SI_SDR_CAP_DB: at most the cap.
+_DecibelSpread = Annotated[float, Field(ge=0.0, le=SI_SDR_CAP_DB)]
 
 
-#: Options other families take that a reconstruction run may be handed by a
-#: multi-task CLI call; accepted, unused, and recorded as such.
+class PerClip(Report):
+    """Mean, population std, median, min and max of a non-negative per-clip value."""
+
+    mean: NonNegative
+    std: NonNegative
+    median: NonNegative
+    min: NonNegative
+    max: NonNegative
+
+
+class EmbeddingMse(PerClip):
+    """Per-clip embedding MSE; ``mean`` is MSEB's score."""
+
+    n_evaluated: Count
+    n_skipped: Count = Field(description="Clips whose two frame sequences differ in length.")
+
+
+class SiSdr(Report):
+    """Per-clip SI-SDR (dB) clipped to ±SI_SDR_CAP_DB, and how many values were clipped."""
+
+    mean: _Decibels
+    std: _DecibelSpread
+    median: _Decibels
+    min: _Decibels
+    max: _Decibels
+    n_capped: Count
+
+
+class LengthMatching(Report):
+    """Reconstructions cut to the original's length, or zero-padded at the end."""
+
+    n_trimmed: Count
+    n_padded: Count
+    max_padded_samples: Count
+
+
+class ReconstructionReport(Report):
+    """One subset's scores (see the module docstring)."""
+
+    fad: NonNegative
+    kad: NonNegative
+    kid_poly: float = Field(description="Unbiased polynomial-kernel MMD²; may be negative.")
+    embedding_mse: EmbeddingMse | None = Field(
+        description="None when no clip's two frame sequences have the same length."
+    )
+    si_sdr: SiSdr
+    log_mel_distance: PerClip
+    bits_per_second: NonNegative | None
+    length_matching: LengthMatching
+    kad_bandwidth: NonNegative
+    n_frames_reference: Count
+    n_frames_reconstructed: Count
+    n_clips: Annotated[int, Field(ge=2)]
+
+
+class ReconstructionSummary(Summary):
+    """Unweighted mean over subsets (None where any subset's value is undefined)."""
+
+    fad: NonNegative | None
+    kad: NonNegative | None
+    kid_poly: float | None
+    embedding_mse: NonNegative | None = Field(description="Mean of the subsets' MSEB figure.")
+    si_sdr: _Decibels | None = Field(description="Mean of the subsets' mean SI-SDR.")
+    log_mel_distance: NonNegative | None = Field(description="Mean of the subsets' means.")
+    bits_per_second: NonNegative | None
+
+
 def summarise(values: Sequence[float] | np.ndarray) -> dict[str, float]:
     """Mean, std (population), median, min and max of per-clip values."""
     array = np.asarray(values, dtype=np.float64)
@@ -83,30 +193,58 @@ def match_length(wave: np.ndarray, n: int) -> tuple[np.ndarray, int]:
     return np.concatenate([wave, np.zeros(n - len(wave), dtype=wave.dtype)]), n - len(wave)
 
 
+def _pooling_name(value: str | None) -> str | None:
+    from audiobench.pooling import Pooling
+
+    if value is not None:
+        Pooling.parse(value)
+    return value
+
+
 class ReconstructionTask(Task):
     """Base class of reconstruction tasks; subclasses declare metadata and the reference model."""
 
     family: ClassVar[TaskFamily] = TaskFamily.RECONSTRUCTION
-    #: Registry name of the model whose embeddings FAD, KAD and embedding MSE compare.
-    reference_model: ClassVar[str] = "log-mel"
-    #: Its pooling; None: the reference model's default. log-mel's default ("flatten")
-    #: depends on clip length, so the default here is its mean over time.
-    reference_pooling: ClassVar[str | None] = "mean_time"
-    #: Clips decoded and reference-embedded per step (bounds memory on long sets).
-    batch_size: ClassVar[int] = 16
+    Report = ReconstructionReport
+    Summary = ReconstructionSummary
+    needs_labels = False
 
-    def __init__(
-        self,
-        *,
-        reference_model: str | Encoder | None = None,
-        reference_pooling: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.reference = reference_model if reference_model is not None else self.reference_model
-        self.reference_pooling_name = (
-            reference_pooling if reference_pooling is not None else type(self).reference_pooling
+    class Options(TaskOptions):
+        reference_model: str = Field(
+            "log-mel",
+            min_length=1,
+            description="Registry name of the model whose embeddings FAD, KAD, embedding MSE "
+            "and kid_poly compare.",
         )
+        reference_pooling: Annotated[str | None, AfterValidator(_pooling_name)] = Field(
+            "mean_time",
+            description="The reference model's pooling for kid_poly (FAD, KAD and MSE use its "
+            "unpooled frames); None: its default. log-mel's default ('flatten') depends on "
+            "clip length, hence the mean over time.",
+        )
+        batch_size: int = Field(16, ge=1, description="Clips per call of the codec's decode.")
+        chunk_size: int = Field(
+            256,
+            ge=1,
+            description="Reconstructions held in memory and reference-embedded per step.",
+        )
+
+    options = Options()
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        #: Reference encoders made so far, by (name, pooling, device): loaded once per task.
+        self._references: dict[tuple[str, str | None, str], Encoder] = {}
+        #: Run-wide facts found while evaluating (reference model, comparison rate).
+        self._run: dict[str, Any] = {}
+
+    @classmethod
+    def check_main_score(cls, path: tuple[str, ...]) -> None:
+        if path not in {(m,) for m in SUMMARY_METRICS}:
+            raise ValueError(
+                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
+                f"{list(SUMMARY_METRICS)}"
+            )
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
@@ -119,122 +257,147 @@ class ReconstructionTask(Task):
 
     # -- evaluation ----------------------------------------------------------------
 
-    def _reference_encoder(self, device: str) -> Encoder:
-        if isinstance(self.reference, Encoder):
-            return self.reference
+    def _reference_encoder(self, encoder: Encoder) -> Encoder:
+        """The reference model from the registry (one instance per task, model and device)."""
         from audiobench import registry
 
-        return registry.models.create(
-            self.reference, pooling=self.reference_pooling_name, device=device
-        )
+        device = getattr(encoder, "device", None) or self.device or "cpu"
+        o = self.options
+        key = (o.reference_model, o.reference_pooling, device)
+        if key not in self._references:
+            self._references[key] = registry.models.create(
+                o.reference_model, pooling=o.reference_pooling, device=device
+            )
+        return self._references[key]
 
-    def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> ReconstructionReport:
         from audiobench.metrics import (
-            embedding_mse,
-            frechet_audio_distance,
-            kernel_audio_distance,
-            log_mel_distance,
-            si_sdr,
+            embedding_mse_details,
+            polynomial_mmd,
+            reconstruction_embedding_scores,
         )
         from audiobench.pooling import collate
-        from audiobench.runner import inference_mode
 
         encoder = embedder.encoder
         self.check_encoder(encoder)
-        kept, outputs = embedder.embed(clips, f"{self.name} encode", pooled=False)
-        if len(kept) < 2:
-            raise ValueError(
-                f"task {self.name}: {len(kept)} clip(s) could be encoded; FAD and KAD need "
-                "at least 2"
-            )
-        reference = self._reference_encoder(getattr(encoder, "device", "cpu"))
-        model_rate = encoder.meta.sample_rate
-        ref_rate = reference.meta.sample_rate
-        task_rate = self.metadata.sample_rate
+        kept, outputs = embedder.embed(subset.clips, f"{subset.label} encode", pooled=False)
+        self._enough(kept, subset, "could be encoded")
+        reference = self._reference_encoder(encoder)
+        of_originals = embedder.with_encoder(reference)
+        # Two reconstructions may legitimately coincide (a codec that silences both).
+        of_rebuilt = embedder.with_encoder(reference, allow_duplicates=True)
+        ref_kept, ref_frames = of_originals.embed(
+            kept, f"{subset.label} reference (originals)", pooled=False
+        )
+        original_frames = {c.id: z for c, z in zip(ref_kept, ref_frames, strict=True)}
+        codes = {c.id: z for c, z in zip(kept, outputs, strict=True)}
+        kept = [c for c in kept if c.id in original_frames]
+        self._enough(kept, subset, "could be embedded by the reference model")
 
-        sdr: list[float] = []
-        mel: list[float] = []
-        ref_original: list[np.ndarray] = []
-        ref_rebuilt: list[np.ndarray] = []
-        n_trimmed = n_padded = max_padding = 0
-        bar = embedder.track(f"{self.name} decode + reference", len(kept), "clips")
+        model_rate = encoder.meta.sample_rate
+        sdr: dict[str, float] = {}
+        mel: dict[str, float] = {}
+        changes: dict[str, int] = {}  # samples added (+) or cut (−) by length matching
+        rebuilt_frames: dict[str, np.ndarray] = {}
+        chunk = self.options.chunk_size
+        bar = embedder.track(f"{subset.label} decode", len(kept), "clips")
         try:
-            for start in range(0, len(kept), self.batch_size):
-                batch = kept[start : start + self.batch_size]
-                waves = self._decode(encoder, batch, outputs[start : start + self.batch_size])
-                originals, rebuilt = [], []
-                for clip, wave in zip(batch, waves, strict=True):
-                    original = decode_clip(clip, task_rate, model_rate)
-                    wave, change = match_length(wave, len(original))
-                    n_trimmed += int(change < 0)
-                    n_padded += int(change > 0)
-                    max_padding = max(max_padding, change)
-                    try:
-                        sdr.append(si_sdr(original, wave))
-                        mel.append(log_mel_distance(original, wave, model_rate))
-                    except ValueError as exc:
-                        raise ValueError(
-                            f"task {self.name}: clip {clip.id!r} ({clip.audio.location}): {exc}"
-                        ) from exc
-                    originals.append(original)
-                    rebuilt.append(wave)
-                with inference_mode():
-                    pair = reference.embed(
-                        [_resample(w, model_rate, ref_rate) for w in originals + rebuilt]
-                    )
-                for clip, array in zip(batch + batch, pair, strict=True):
-                    if not np.isfinite(np.asarray(array, dtype=np.float64)).all():
-                        raise ValueError(
-                            f"task {self.name}: reference model {reference.meta.name!r} gave "
-                            f"non-finite values for clip {clip.id!r} ({clip.audio.location})"
+            for start in range(0, len(kept), chunk):
+                part = kept[start : start + chunk]
+                rebuilt: list[Clip] = []
+                for first in range(0, len(part), self.options.batch_size):
+                    batch = part[first : first + self.options.batch_size]
+                    waves = self._decode(encoder, batch, [codes[c.id] for c in batch], subset)
+                    for clip, wave in zip(batch, waves, strict=True):
+                        original = decode_clip(clip, self.metadata.sample_rate, model_rate)
+                        wave, changes[clip.id] = match_length(wave, len(original))
+                        sdr[clip.id], mel[clip.id] = self._waveform_scores(
+                            clip, original, wave, model_rate, subset
                         )
-                ref_original += pair[: len(batch)]
-                ref_rebuilt += pair[len(batch) :]
-                bar.advance(len(batch))
+                        rebuilt.append(_rebuilt_clip(clip, wave, model_rate, encoder))
+                    bar.advance(len(batch))
+                done, frames = of_rebuilt.embed(
+                    rebuilt, f"{subset.label} reference (reconstructions)", pooled=False
+                )
+                rebuilt_frames.update((c.id, z) for c, z in zip(done, frames, strict=True))
         finally:
             bar.close()
+        final = [c for c in kept if c.id in rebuilt_frames]
+        self._enough(final, subset, "could be embedded by the reference model after decoding")
 
-        stacked = collate(ref_original + ref_rebuilt).astype(np.float64)
-        X, Y = stacked[: len(kept)], stacked[len(kept) :]
-        sdr_array = np.asarray(sdr, dtype=np.float64)
-        n_capped = int((np.abs(sdr_array) > SI_SDR_CAP_DB).sum())
-        bits, bitrate = _bitrate(encoder, kept, outputs, embedder.durations)
-        scores = {
-            "fad": frechet_audio_distance(X, Y),
-            "kad": kernel_audio_distance(X, Y),
-            "embedding_mse": summarise(embedding_mse(X, Y, return_details=True).per_clip),
-            "si_sdr": {
-                **summarise(np.clip(sdr_array, -SI_SDR_CAP_DB, SI_SDR_CAP_DB)),
-                "n_capped": n_capped,
-            },
-            "log_mel_distance": summarise(mel),
-            "bits_per_second": bits,
-            "n_clips": len(kept),
-        }
-        details: dict[str, Any] = {
+        refs = [np.asarray(original_frames[c.id]) for c in final]
+        recs = [np.asarray(rebuilt_frames[c.id]) for c in final]
+        scores = reconstruction_embedding_scores(refs, recs)
+        mse = embedding_mse_details(refs, recs)
+        pooled = [
+            _pool(reference, z, of.durations[c.id])
+            for of, frames_of in ((of_originals, refs), (of_rebuilt, recs))
+            for c, z in zip(final, frames_of, strict=True)
+        ]
+        stacked = collate(pooled).astype(np.float64)
+        sdr_array = np.array([sdr[c.id] for c in final], dtype=np.float64)
+        change = [changes[c.id] for c in final]
+        bits, bitrate = _bitrate(encoder, final, [codes[c.id] for c in final], embedder.durations)
+        subset.details["bitrate"] = bitrate
+        self._run = {
             "reference_model": {
                 "name": reference.meta.name,
                 "revision": reference.revision,
                 "pooling": reference.pooling.name,
-                "sample_rate": ref_rate,
-                "embedding_dim": int(X.shape[1]),
+                "sample_rate": reference.meta.sample_rate,
+                "embedding_dim": int(refs[0].shape[-1]),
             },
             "compare_rate": model_rate,
-            "length_matching": {
-                "rule": "reconstruction cut to the original's length, or zero-padded at the end",
-                "n_trimmed": n_trimmed,
-                "n_padded": n_padded,
-                "max_padded_samples": max_padding,
-            },
-            "si_sdr_cap_db": SI_SDR_CAP_DB,
-            "kad": {"kernel": "polynomial", "degree": 3, "estimate": "unbiased MMD^2"},
-            "bitrate": bitrate,
-            "n_clips": len(kept),
         }
-        return TaskScores(main_score=scores["fad"], scores={GROUP: scores}, details=details)
+        return ReconstructionReport(
+            fad=scores["fad"],
+            kad=scores["kad"],
+            kid_poly=polynomial_mmd(stacked[: len(final)], stacked[len(final) :]),
+            embedding_mse=None
+            if scores["embedding_mse"] is None
+            else EmbeddingMse(
+                **summarise(np.asarray(mse.per_clip, dtype=np.float64)),
+                n_evaluated=mse.n_evaluated,
+                n_skipped=mse.n_skipped,
+            ),
+            si_sdr=SiSdr(
+                **summarise(np.clip(sdr_array, -SI_SDR_CAP_DB, SI_SDR_CAP_DB)),
+                n_capped=int((np.abs(sdr_array) > SI_SDR_CAP_DB).sum()),
+            ),
+            log_mel_distance=PerClip(**summarise([mel[c.id] for c in final])),
+            bits_per_second=bits,
+            length_matching=LengthMatching(
+                n_trimmed=sum(c < 0 for c in change),
+                n_padded=sum(c > 0 for c in change),
+                max_padded_samples=max(0, *change),
+            ),
+            kad_bandwidth=scores["kad_bandwidth"],
+            n_frames_reference=scores["n_frames_reference"],
+            n_frames_reconstructed=scores["n_frames_reconstructed"],
+            n_clips=len(final),
+        )
+
+    def _enough(self, clips: Sequence[Clip], subset: Subset, what: str) -> None:
+        if len(clips) < 2:
+            raise ValueError(
+                f"{subset.where}: {len(clips)} clip(s) {what}; FAD and KAD need at least 2"
+            )
+
+    def _waveform_scores(
+        self, clip: Clip, original: np.ndarray, wave: np.ndarray, rate: int, subset: Subset
+    ) -> tuple[float, float]:
+        """SI-SDR and log-mel distance of one clip; errors name the clip."""
+        from audiobench.metrics import log_mel_distance, si_sdr
+
+        try:
+            return si_sdr(original, wave), log_mel_distance(original, wave, rate)
+        except ValueError as exc:
+            raise ValueError(
+                f"{subset.where}: clip {clip.id!r} ({clip.audio.location}): {exc}"
+            ) from exc
 
     def _decode(
-        self, encoder: Encoder, batch: Sequence[Clip], outputs: Sequence[Any]
+        self, encoder: Encoder, batch: Sequence[Clip], outputs: Sequence[Any], subset: Subset
     ) -> list[np.ndarray]:
         """The model's waveforms for ``batch``, checked one per clip, 1-D and finite."""
         from audiobench.runner import inference_mode
@@ -249,7 +412,7 @@ class ReconstructionTask(Task):
             ) from exc
         except Exception as exc:
             raise RuntimeError(
-                f"task {self.name}: model {encoder.meta.name!r} failed to decode clips {ids}: "
+                f"{subset.where}: model {encoder.meta.name!r} failed to decode clips {ids}: "
                 f"{type(exc).__name__}: {exc}"
             ) from exc
         if len(waves) != len(batch):
@@ -263,38 +426,74 @@ class ReconstructionTask(Task):
             if array.size == 0 or not np.isfinite(array).all():
                 problem = "an empty waveform" if array.size == 0 else "non-finite samples"
                 raise ValueError(
-                    f"task {self.name}: model {encoder.meta.name!r} decoded {problem} for clip "
+                    f"{subset.where}: model {encoder.meta.name!r} decoded {problem} for clip "
                     f"{clip.id!r} ({clip.audio.location})"
                 )
             out.append(array)
         return out
 
-    # -- result checks -------------------------------------------------------------
+    def summarize(self, reports: Mapping[str, AnyReport]) -> ReconstructionSummary:
+        typed = [r for r in reports.values() if isinstance(r, ReconstructionReport)]
+        return ReconstructionSummary(
+            subsets=list(reports),
+            fad=mean_or_none(r.fad for r in typed),
+            kad=mean_or_none(r.kad for r in typed),
+            kid_poly=mean_or_none(r.kid_poly for r in typed),
+            embedding_mse=mean_or_none(
+                None if r.embedding_mse is None else r.embedding_mse.mean for r in typed
+            ),
+            si_sdr=mean_or_none(r.si_sdr.mean for r in typed),
+            log_mel_distance=mean_or_none(r.log_mel_distance.mean for r in typed),
+            bits_per_second=mean_or_none(r.bits_per_second for r in typed),
+        )
 
-    @classmethod
-    def score_problems(cls, scores: dict[str, Any]) -> list[str]:
-        """Unknown groups and fields, and values outside their range.
+    def protocol(self) -> dict[str, Any]:
+        from audiobench.metrics.reconstruction import FAD_COVARIANCE_EPS, KAD_SCALE
 
-        ``scores`` holds one group, ``"all"``; ``aggregates`` is empty. Ranges:
-        FAD, embedding MSE, log-mel distance, bits per second ≥ 0; KAD any
-        finite number (an unbiased estimate); SI-SDR within ±SI_SDR_CAP_DB.
-        """
-        problems: list[str] = []
-        for key, entry in scores.items():
-            if key != GROUP:
-                problems.append(f"{key}: unknown group; reconstruction results hold only {GROUP!r}")
-                continue
-            if not isinstance(entry, dict):
-                problems.append(f"{key}: must be a mapping of scores")
-                continue
-            problems += _group_problems(key, entry)
-        return problems
+        o = self.options
+        run = self._run
+        return {
+            "reference_model": run.get(
+                "reference_model", {"name": o.reference_model, "pooling": o.reference_pooling}
+            ),
+            "compare_rate": run.get("compare_rate"),
+            "length_matching": "reconstruction cut to the original's length, or zero-padded "
+            "at the end",
+            "si_sdr_cap_db": SI_SDR_CAP_DB,
+            "embedding_scores": {
+                "frames": "the reference model's unpooled frames; FAD and KAD over the bag of "
+                "all frames of all clips of each set (MSEB)",
+                "fad": {"covariance_eps": FAD_COVARIANCE_EPS},
+                "kad": {
+                    "kernel": "gaussian",
+                    "bandwidth": "median pairwise distance of the reconstructed frames",
+                    "scale": KAD_SCALE,
+                    "estimate": "unbiased MMD^2, clamped at 0",
+                },
+                "embedding_mse": "per clip over its frames' entries, then the mean over clips; "
+                "clips whose frame counts differ are left out",
+                "kid_poly": {
+                    "kernel": "polynomial",
+                    "degree": 3,
+                    "embeddings": "pooled, one per clip",
+                    "estimate": "unbiased MMD^2",
+                },
+            },
+        }
 
 
-def _resample(wave: np.ndarray, rate: int, target: int) -> np.ndarray:
-    if rate == target:
-        return wave
-    return soxr.resample(wave, rate, target, quality="HQ").astype(np.float32, copy=False)
+def _rebuilt_clip(clip: Clip, wave: np.ndarray, rate: int, encoder: Encoder) -> Clip:
+    """The reconstruction of ``clip`` as a clip of its own (same id, in-memory audio)."""
+    audio = ArrayAudioRef(
+        wave, rate, name=f"{encoder.meta.name} reconstruction of {clip.audio.location}"
+    )
+    return Clip(id=clip.id, audio=audio, subset=clip.subset, split=clip.split)
+
+
+def _pool(reference: Encoder, frames: np.ndarray, seconds: float) -> np.ndarray:
+    """The reference model's pooled embedding of one clip from its unpooled output."""
+    n_samples = round(seconds * reference.meta.sample_rate)
+    return reference.pooling(np.asarray(frames), reference.n_valid_frames(n_samples))
 
 
 def _bitrate(
@@ -331,67 +530,12 @@ def _bitrate(
     else:
         # The largest code seen bounds the codebook from below, so the bitrate is a lower bound.
         size, basis = int(max(int(a.max()) for a in arrays)) + 1, "largest code + 1 (lower bound)"
-    value = bits_per_second(widths.pop(), size, frames / seconds)
+    width = widths.pop()
+    assert width is not None
+    value = bits_per_second(width, size, frames / seconds)
     return value, {
         "method": "codes: Q * log2(codebook size) * frames per second",
         "codebook_size": size,
         "codebook_size_from": basis,
         "frame_rate": frames / seconds,
     }
-
-
-_SUMMARY_FIELDS = frozenset({"mean", "std", "median", "min", "max"})
-
-
-def _summary(where: str, entry: Any, low: float, high: float, extra: frozenset[str]) -> list[str]:
-    if not isinstance(entry, dict):
-        return [f"{where}: must be a mapping with mean, std, median, min, max"]
-    problems = [f"{where}.{k}: unknown field" for k in entry if k not in _SUMMARY_FIELDS | extra]
-    for field in sorted(_SUMMARY_FIELDS):
-        if field not in entry:
-            problems.append(f"{where}.{field}: missing field")
-        elif field == "std":
-            problems += number_problem(f"{where}.std", entry[field], 0.0, math.inf, nullable=False)
-        else:
-            problems += number_problem(f"{where}.{field}", entry[field], low, high, nullable=False)
-    return problems
-
-
-def _count(where: str, value: Any, low: int = 0) -> list[str]:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        return [f"{where}: must be an integer ≥ {low}, not {value!r}"]
-    return []
-
-
-def _group_problems(key: str, entry: dict[str, Any]) -> list[str]:
-    known = {
-        "fad",
-        "kad",
-        "embedding_mse",
-        "si_sdr",
-        "log_mel_distance",
-        "bits_per_second",
-        "n_clips",
-    }
-    problems = [f"{key}.{field}: unknown field" for field in entry if field not in known]
-    problems += [f"{key}.{field}: missing field" for field in sorted(known) if field not in entry]
-    if problems:
-        return problems
-    problems += number_problem(f"{key}.fad", entry["fad"], 0.0, math.inf, nullable=False)
-    problems += number_problem(f"{key}.kad", entry["kad"], -math.inf, math.inf, nullable=False)
-    problems += number_problem(f"{key}.bits_per_second", entry["bits_per_second"], 0, math.inf)
-    problems += _count(f"{key}.n_clips", entry["n_clips"], 2)
-    problems += _summary(f"{key}.embedding_mse", entry["embedding_mse"], 0, math.inf, frozenset())
-    problems += _summary(
-        f"{key}.log_mel_distance", entry["log_mel_distance"], 0, math.inf, frozenset()
-    )
-    sdr = entry["si_sdr"]
-    problems += _summary(
-        f"{key}.si_sdr", sdr, -SI_SDR_CAP_DB, SI_SDR_CAP_DB, frozenset({"n_capped"})
-    )
-    if isinstance(sdr, dict):
-        if "n_capped" not in sdr:
-            problems.append(f"{key}.si_sdr.n_capped: missing field")
-        else:
-            problems += _count(f"{key}.si_sdr.n_capped", sdr["n_capped"])
-    return problems

@@ -34,6 +34,11 @@ audio candidate id that is not a clip of the task is an error. Clips the runner 
 Subsets (``Clip.subset``) holding queries are scored separately (a subset of candidate clips
 only is not a subset of the scores); with several, ``aggregates["mean"]`` holds the unweighted
 mean of every metric and the main score is that mean.
+
+``protocol="mteb"`` scores as MTEB scores MAEB's reranking tasks instead: float32 cosine over
+each query's candidates, the trec metrics at MTEB's cut-offs (``map_at_1000``, ...), a
+positive outside the candidates still counted in recall and mAP, queries without a positive
+left out (:mod:`audiobench.families.mteb_protocol`).
 """
 
 from __future__ import annotations
@@ -44,8 +49,11 @@ from typing import Annotated, Any, ClassVar, Literal
 import numpy as np
 from pydantic import AfterValidator, ConfigDict, Field
 
+from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
+from audiobench.families import mteb_protocol
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
 from audiobench.families.ranking_inputs import (
     MAX_LISTED_IDS,
     check_same_width,
@@ -54,7 +62,7 @@ from audiobench.families.ranking_inputs import (
     parse_list,
     unit_rows,
 )
-from audiobench.metrics.validation import describe_clips
+from audiobench.metrics.naming import describe_clips
 from audiobench.reports import Count, NonNegative, Report, Summary, Unit, mean_or_none
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
 
@@ -134,8 +142,8 @@ class RerankingTask(Task):
     """Base of reranking tasks; a concrete task sets metadata and, where needed, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.RERANKING
-    Report = RerankingReport
-    Summary = RerankingSummary
+    Report = ByProtocol(RerankingReport, MtebReport)  # type: ignore[assignment]
+    Summary = ByProtocol(RerankingSummary, MtebSummary)  # type: ignore[assignment]
     needs_labels = False  # relevance comes from each query's positives
 
     class Options(TaskOptions):
@@ -152,6 +160,9 @@ class RerankingTask(Task):
         strip_punctuation: bool = Field(
             False, description="WER/CER: remove punctuation (texts are always lowercased)."
         )
+        protocol: mteb_protocol.Protocol = Field(
+            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
+        )
 
     options: Options = Options()
     #: Every clip of the evaluation by id (set by :meth:`evaluate`): audio candidates may
@@ -160,6 +171,8 @@ class RerankingTask(Task):
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
+        if cls.options.protocol == "mteb":
+            return mteb_protocol.check_main_score(cls, path, "reranking")
         reported = {*RANKING_METRICS, f"ndcg@{cls.options.ndcg_k}"}
         if cls.options.candidate_modality == "text":
             reported |= set(ERROR_RATES)
@@ -182,6 +195,8 @@ class RerankingTask(Task):
 
     def protocol(self) -> dict[str, Any]:
         o = self.options
+        if o.protocol == "mteb":
+            return mteb_protocol.describe("reranking", candidate_modality=o.candidate_modality)
         protocol: dict[str, Any] = {
             "candidate_modality": o.candidate_modality,
             "similarity": "cosine",
@@ -218,7 +233,9 @@ class RerankingTask(Task):
             )
         return groups
 
-    def summarize(self, reports: Mapping[str, Report]) -> RerankingSummary:
+    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
+        if self.options.protocol == "mteb":
+            return mteb_protocol.summarize(reports)
         typed = [r for r in reports.values() if isinstance(r, RerankingReport)]
         names = list(dict.fromkeys(n for r in typed for n in r.model_extra or {}))
         fixed = [*RANKING_METRICS, *(m for m in ERROR_RATES if m in typed[0].model_fields_set)]
@@ -266,10 +283,12 @@ class RerankingTask(Task):
             check_same_width(audio, text, "audio", "text", embedder.encoder.meta.name)
         return rows, audio, text_rows, text
 
-    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> RerankingReport:
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics import reranking_scores
 
         o = self.options
+        if o.protocol == "mteb":
+            return mteb_protocol.reranking_report(self, embedder, subset)
         queries = [clip for clip in subset.clips if self.is_query(clip)]
         candidates, positives = self._lists(queries)
         rows, audio, cand_rows, cand_matrix = self._candidate_matrix(

@@ -9,6 +9,10 @@
 - ``"paired"``: every clip is both a query and a document, in different modalities
   (audio-caption datasets such as Clotho: the clip's audio queries the captions, or a
   caption queries the audio clips).
+- ``"all"``: every clip queries every clip in one modality (query by example without a
+  query split, e.g. songs by the same artist); a query's own clip is ranked last and is not
+  relevant (leave-one-out), except under ``protocol="mteb"``, where it is ranked and relevant
+  as in MAEB's ``JamAltArtistA2ARetrieval``.
 
 A side whose modality is ``"audio"`` is the clip's pooled audio embedding; a ``"text"`` side is
 ``Clip.text`` embedded by the encoder's text tower. With ``text_separator`` set, ``Clip.text``
@@ -46,6 +50,12 @@ the clip.
 
 Subsets (``Clip.subset``) are scored separately; with several, ``aggregates["mean"]`` holds
 the unweighted mean of every metric and the main score is that mean.
+
+``protocol="mteb"`` scores as MTEB scores MAEB's retrieval tasks instead: float32 cosine, the
+trec metrics at MTEB's cut-offs (``hit_rate_at_5``, ``ndcg_at_10``, ``map_at_1000``, ...), ties
+by decreasing document id, queries without a relevant document left out, and texts split by
+``text_separator`` exactly as the reference splits them (unstripped, empty pieces kept); see
+:mod:`audiobench.families.mteb_protocol`.
 """
 
 from __future__ import annotations
@@ -57,8 +67,11 @@ from typing import Annotated, Any, ClassVar, Literal
 import numpy as np
 from pydantic import AfterValidator, ConfigDict, Field, model_validator
 
+from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
+from audiobench.families import mteb_protocol
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
 from audiobench.families.ranking_inputs import (
     MAX_LISTED_IDS,
     check_same_width,
@@ -67,7 +80,7 @@ from audiobench.families.ranking_inputs import (
     parse_list,
     unit_rows,
 )
-from audiobench.metrics.validation import describe_clips
+from audiobench.metrics.naming import describe_clips
 from audiobench.reports import Count, Report, Summary, Unit, mean_or_none
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
 
@@ -141,17 +154,18 @@ class RetrievalTask(Task):
     """Base of retrieval tasks; a concrete task sets metadata and, where needed, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.RETRIEVAL
-    Report = RetrievalReport
-    Summary = RetrievalSummary
+    Report = ByProtocol(RetrievalReport, MtebReport)  # type: ignore[assignment]
+    Summary = ByProtocol(RetrievalSummary, MtebSummary)  # type: ignore[assignment]
     needs_labels = False  # relevance may come from metadata or from the clip itself
 
     class Options(TaskOptions):
         query_modality: Modal = Field("audio", description="Queries: clip audio or its texts.")
         document_modality: Modal = Field("audio", description="Documents: audio or texts.")
-        layout: Literal["split", "paired"] = Field(
+        layout: Literal["split", "paired", "all"] = Field(
             "split",
             description="'split': queries and corpus are clips of different splits; "
-            "'paired': every clip is both, in the two modalities.",
+            "'paired': every clip is both, in the two modalities; 'all': every clip queries "
+            "every clip, in one modality.",
         )
         query_splits: tuple[str, ...] = Field(
             ("query",), min_length=1, description="Split values of query clips (split layout)."
@@ -174,6 +188,9 @@ class RetrievalTask(Task):
         on_missing: Literal["raise", "skip"] = Field(
             "raise", description="A query without a relevant document: error, or leave it out."
         )
+        protocol: mteb_protocol.Protocol = Field(
+            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
+        )
 
         @model_validator(mode="after")
         def _consistent(self) -> RetrievalTask.Options:
@@ -184,6 +201,10 @@ class RetrievalTask(Task):
                 raise ValueError(
                     "the paired layout needs two modalities (a clip would retrieve itself)"
                 )
+            if self.layout == "all" and (
+                self.query_modality != self.document_modality or self.index != "exact"
+            ):
+                raise ValueError("the 'all' layout needs one modality and the exact index")
             return self
 
     options: Options = Options()
@@ -191,6 +212,8 @@ class RetrievalTask(Task):
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         o = cls.options
+        if o.protocol == "mteb":
+            return mteb_protocol.check_main_score(cls, path, "retrieval")
         reported = {"mrr", "map", f"ndcg@{o.ndcg_k}"}
         reported |= {f"{m}@{k}" for m in ("hit", "recall") for k in o.ks}
         if len(path) != 1 or path[0] not in reported:
@@ -212,6 +235,13 @@ class RetrievalTask(Task):
 
     def protocol(self) -> dict[str, Any]:
         o = self.options
+        if o.protocol == "mteb":
+            return mteb_protocol.describe(
+                "retrieval",
+                query_modality=o.query_modality,
+                document_modality=o.document_modality,
+                layout=o.layout,
+            )
         protocol: dict[str, Any] = {
             "query_modality": o.query_modality,
             "document_modality": o.document_modality,
@@ -226,7 +256,9 @@ class RetrievalTask(Task):
             protocol["depth"] = o.depth
         return protocol
 
-    def summarize(self, reports: Mapping[str, Report]) -> RetrievalSummary:
+    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
+        if self.options.protocol == "mteb":
+            return mteb_protocol.summarize(reports)
         typed = [r for r in reports.values() if isinstance(r, RetrievalReport)]
         names = list(dict.fromkeys(n for r in typed for n in r.model_extra or {}))
         return RetrievalSummary(
@@ -248,7 +280,7 @@ class RetrievalTask(Task):
 
     def _partition(self, subset: Subset) -> tuple[list[Clip], list[Clip]]:
         o = self.options
-        if o.layout == "paired":
+        if o.layout in ("paired", "all"):
             return list(subset.clips), list(subset.clips)
         queries = [c for c in subset.clips if self._split_of(c) in o.query_splits]
         corpus = [c for c in subset.clips if self._split_of(c) in o.corpus_splits]
@@ -280,6 +312,8 @@ class RetrievalTask(Task):
         if clip.text is None:
             return []
         separator = self.options.text_separator
+        if self.options.protocol == "mteb":  # the reference's pieces: unstripped, empty ones kept
+            return [clip.text] if separator is None else clip.text.split(separator)
         if separator is None:
             return [clip.text.strip()] if clip.text.strip() else []
         return [p.strip() for p in clip.text.split(separator) if p.strip()]
@@ -337,17 +371,22 @@ class RetrievalTask(Task):
             if item.clip.label is not None:
                 by_label.setdefault(item.clip.label, []).append(d)
         relevance: list[list[int]] = []
+        layout, protocol = self.options.layout, self.options.protocol
+        # 'all': the reference counts a clip as relevant to itself; audiobench leaves it out.
+        own_counts = layout == "paired" or (layout == "all" and protocol == "mteb")
         for item in q_kept:
             if item.clip.id in explicit:
                 docs = [d for c in explicit[item.clip.id] for d in by_clip.get(c, [])]
             else:
-                docs = by_clip.get(item.clip.id, []) if self.options.layout == "paired" else []
+                docs = by_clip.get(item.clip.id, []) if own_counts else []
                 if item.clip.label is not None:
                     docs = docs + by_label.get(item.clip.label, [])
+            if layout == "all" and protocol != "mteb":
+                docs = [d for d in docs if d not in by_clip.get(item.clip.id, [])]
             relevance.append(sorted(set(docs)))
         return relevance
 
-    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> RetrievalReport:
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics import retrieval_scores
 
         o = self.options
@@ -373,6 +412,10 @@ class RetrievalTask(Task):
         check_same_width(q_matrix, d_matrix, o.query_modality, o.document_modality, model)
 
         relevance = self._relevance(q_kept, d_kept, explicit)
+        if o.protocol == "mteb":
+            return mteb_protocol.retrieval_report(
+                subset, q_kept, d_kept, q_matrix, d_matrix, relevance
+            )
         missing = [item.clip.id for item, rel in zip(q_kept, relevance, strict=True) if not rel]
         if missing and (o.on_missing == "raise" or len(missing) == len(q_kept)):
             hint = (
@@ -389,7 +432,13 @@ class RetrievalTask(Task):
         d_unit = unit_rows(d_matrix, [it.clip.id for it in d_kept], f"{self.name}: document")
         cutoffs = {"ks": o.ks, "ndcg_k": o.ndcg_k, "on_missing": o.on_missing}
         if o.index == "exact":
-            scores = retrieval_scores(relevance, scores=q_unit @ d_unit.T, **cutoffs)
+            similarity = q_unit @ d_unit.T
+            if o.layout == "all":  # leave-one-out: a query's own clip ranks last
+                own = np.array([it.clip.id for it in q_kept])[:, None] == np.array(
+                    [it.clip.id for it in d_kept]
+                )
+                similarity[own] = -2.0  # below every cosine
+            scores = retrieval_scores(relevance, scores=similarity, **cutoffs)
         else:
             scores = self._faiss_scores(relevance, q_unit, d_unit, cutoffs)
         unused = None

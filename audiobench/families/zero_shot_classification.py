@@ -20,6 +20,10 @@ Clips the runner skipped (``--on-error skip``) are left out and counted (``n_une
 Subsets (``Clip.subset``) are scored separately with the same class set; with several,
 ``aggregates["mean"]`` holds the unweighted mean of every metric and the main score is that
 mean.
+
+``protocol="mteb"`` scores as MTEB scores MAEB's zero-shot tasks instead: float32 cosine of the
+encoder's raw audio and prompt embeddings, arg-max with ties to the first class, MTEB's keys
+(``accuracy``, ``f1``, ...; :mod:`audiobench.families.mteb_protocol`).
 """
 
 from __future__ import annotations
@@ -30,15 +34,18 @@ from typing import Annotated, Any, ClassVar
 import numpy as np
 from pydantic import AfterValidator, ConfigDict, Field
 
+from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
+from audiobench.families import mteb_protocol
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
 from audiobench.families.ranking_inputs import (
     check_same_width,
     embed_audio_matrix,
     embed_text_matrix,
     unit_rows,
 )
-from audiobench.metrics.validation import describe_clips
+from audiobench.metrics.naming import describe_clips
 from audiobench.reports import Count, Report, Summary, Unit, mean_or_none
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
 
@@ -110,8 +117,8 @@ class ZeroShotClassificationTask(Task):
     """Base of zero-shot classification tasks; subclasses set metadata and, maybe, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.ZERO_SHOT_CLASSIFICATION
-    Report = ZeroShotClassificationReport
-    Summary = ZeroShotClassificationSummary
+    Report = ByProtocol(ZeroShotClassificationReport, MtebReport)  # type: ignore[assignment]
+    Summary = ByProtocol(ZeroShotClassificationSummary, MtebSummary)  # type: ignore[assignment]
 
     class Options(TaskOptions):
         prompt_template: Annotated[str, AfterValidator(_template)] = Field(
@@ -121,14 +128,21 @@ class ZeroShotClassificationTask(Task):
             (), description="Class names in score-column order; empty: the labels found."
         )
         top_k: int = Field(5, ge=1, description="k of top_<k>_accuracy (reported when C > k).")
+        protocol: mteb_protocol.Protocol = Field(
+            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
+        )
 
     options: Options = Options()
     #: The classes and the unit-norm prompt embeddings of the evaluation (set by ``evaluate``).
     _classes: list[str]
     _prompt_unit: np.ndarray
+    #: The prompt embeddings as the encoder gave them (the reference protocol normalises them).
+    _prompt_raw: np.ndarray
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
+        if cls.options.protocol == "mteb":
+            return mteb_protocol.check_main_score(cls, path, "zero_shot_classification")
         known = {*METRICS, f"top_{cls.options.top_k}_accuracy"}
         if len(path) != 1 or path[0] not in known:
             raise ValueError(
@@ -154,6 +168,9 @@ class ZeroShotClassificationTask(Task):
         return [self.options.prompt_template.format(label=self.class_text(c)) for c in classes]
 
     def protocol(self) -> dict[str, Any]:
+        if self.options.protocol == "mteb":
+            prompts = dict(zip(self._classes, self.prompts(self._classes), strict=True))
+            return mteb_protocol.describe("zero_shot_classification", prompts=prompts)
         return {
             "prompt_template": self.options.prompt_template,
             "prompts": dict(zip(self._classes, self.prompts(self._classes), strict=True)),
@@ -189,11 +206,15 @@ class ZeroShotClassificationTask(Task):
                     f"{describe_clips(repeated)}"
                 )
             rows, text = embed_text_matrix(embedder, prompts, f"{self.name} prompts")
-            self._prompt_unit = unit_rows(text[[rows[p] for p in prompts]], prompts, "prompt")
+            self._prompt_raw = text[[rows[p] for p in prompts]]
+            self._prompt_unit = unit_rows(self._prompt_raw, prompts, "prompt")
         return super().evaluate(embedder, clips)
 
-    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> ZeroShotClassificationReport:
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics import classification_scores
+
+        if self.options.protocol == "mteb":
+            return mteb_protocol.zero_shot_report(self, embedder, subset, self._prompt_raw)
 
         ids, audio = embed_audio_matrix(embedder, subset.clips, subset.label)
         kept = [c for c in subset.clips if c.id in ids]
@@ -209,7 +230,9 @@ class ZeroShotClassificationTask(Task):
         )
         return ZeroShotClassificationReport(**scores, n_unembedded=len(subset.clips) - len(kept))
 
-    def summarize(self, reports: Mapping[str, Report]) -> ZeroShotClassificationSummary:
+    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
+        if self.options.protocol == "mteb":
+            return mteb_protocol.summarize(reports)
         typed = [r for r in reports.values() if isinstance(r, ZeroShotClassificationReport)]
         names = list(dict.fromkeys(n for r in typed for n in r.model_extra or {}))
         return ZeroShotClassificationSummary(

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
-from audiobench.reports import parse_score_path, score_at
 from audiobench.results import NO_REVISION, TaskResult, load_result, result_path
 
 if TYPE_CHECKING:
@@ -243,7 +243,7 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return text or FILE
 
 
-def _message(error: dict[str, object]) -> str:
+def _message(error: ErrorDetails) -> str:
     kind = error["type"]
     if kind == "missing":
         return "missing field"
@@ -335,8 +335,9 @@ def _task_problems(path: Path, result: TaskResult) -> list[Problem]:
             problems.append(
                 Problem(path, f"task.subsets[{i}]", f"{subset!r} is not a subset of {name}")
             )
+    scores = _subset_scores(result)
     n_before = len(problems)
-    for field_name, mapping in (("scores", result.scores), ("aggregates", result.aggregates)):
+    for field_name, mapping in (("scores", scores), ("aggregates", result.aggregates)):
         for found in cls.score_problems(mapping):
             where, sep, message = found.partition(": ")
             if not sep:
@@ -345,18 +346,34 @@ def _task_problems(path: Path, result: TaskResult) -> list[Problem]:
                 Problem(path, f"{field_name}.{where}" if where else field_name, message)
             )
     if len(problems) == n_before:  # the headline is checked against scores that are sound
-        problems += _main_score_problems(path, result, cls)
+        problems += _main_score_problems(path, result, cls, scores)
     return problems
 
 
-def _main_score_problems(path: Path, result: TaskResult, cls: type[Task]) -> list[Problem]:
+def _subset_scores(result: TaskResult) -> dict[str, dict[str, Any]]:
+    """``scores`` by subset.
+
+    A version-1 file of a task run without subsets may hold its one report with no subset
+    layer (perceptual alignment wrote its distances there): that is the default subset's.
+    """
+    from audiobench.task import DEFAULT_SUBSET
+
+    scores = result.scores
+    if result.schema_version == 1 and not result.task.subsets and DEFAULT_SUBSET not in scores:
+        return {DEFAULT_SUBSET: scores} if scores else scores
+    return scores
+
+
+def _main_score_problems(
+    path: Path, result: TaskResult, cls: type[Task], scores: dict[str, dict[str, Any]]
+) -> list[Problem]:
     """``main_score`` must be the number the file's own scores give (no edited headline)."""
     summary: Any = result.aggregates.get(cls.public_group) or result.aggregates.get("blind")
     if summary is None:
-        if len(result.scores) != 1:
+        if len(scores) != 1:
             return [Problem(path, "aggregates", "missing: needed for the main score")]
-        summary = next(iter(result.scores.values()))
-    expected = score_at(summary, (*cls.score_root, *parse_score_path(cls.metadata.main_score)))
+        summary = next(iter(scores.values()))
+    expected = cls.summary_score(summary, cls.metadata.main_score)
     given = result.main_score
     same = (
         expected is None

@@ -7,7 +7,8 @@ it implements and how.
 - Distances: :func:`pairwise_distances` (cosine, euclidean, spearman).
 - Metrics on a distance matrix: :func:`precision_at_k`, :func:`gsr`, :func:`csr`, :func:`cs`,
   :func:`cscf`, :func:`silhouette`, :func:`clustering_purity` (optional ``umap`` extra). Each
-  returns a float, or a :class:`MetricResult` with ``return_details=True``.
+  returns a float; its ``*_details`` twin (:func:`gsr_details`, ...) takes the same arguments
+  and returns a :class:`MetricResult` with the counts and per-clip scores.
 - Preprocessing: :func:`pca_reduce`.
 - The grid with permutation baselines and bootstrap margins: :func:`zero_shot_similarity`
   → :class:`ZeroShotSimilarityReport` (``to_dict()`` for JSON).
@@ -17,7 +18,8 @@ the exact definitions, tie rules and edge cases):
 
 - Classification (:mod:`.classification`): :func:`accuracy`, :func:`balanced_accuracy`,
   :func:`macro_f1`, :func:`top_k_accuracy`, :func:`average_precision_per_class`,
-  :func:`macro_average_precision`, :func:`multilabel_f1`; the report
+  :func:`macro_average_precision` (and :func:`macro_average_precision_details`),
+  :func:`multilabel_f1`; the report
   :func:`classification_scores`.
 - Clustering (:mod:`.clustering`): :func:`v_measure`, :func:`normalized_mutual_information`,
   :func:`adjusted_rand_index`, :func:`purity_score` (plain contingency purity of a given
@@ -29,7 +31,8 @@ the exact definitions, tie rules and edge cases):
   :func:`retrieval_scores`, and the search :func:`top_k` (exact, or faiss with the ``faiss``
   extra).
 - Reranking (:mod:`.reranking`): :func:`reranking_scores`, :func:`top_candidates`; text error
-  rates (:mod:`.text_errors`): :func:`word_error_rate`, :func:`character_error_rate`,
+  rates (:mod:`.text_errors`): :func:`word_error_rate`, :func:`character_error_rate` (and their
+  ``*_details`` twins),
   :func:`edit_distance`, :func:`normalize_text`.
 - Reconstruction (:mod:`.reconstruction`): :func:`reconstruction_embedding_scores` (FAD, KAD
   and embedding MSE over frame embeddings as MSEB defines them), :func:`frechet_audio_distance`,
@@ -53,92 +56,204 @@ classification above, and :func:`cosine_score_matrix` (float32 scores as MTEB co
 
 from __future__ import annotations
 
-from audiobench.metrics.classification import (
-    accuracy,
-    average_precision_per_class,
-    balanced_accuracy,
-    classification_scores,
-    macro_average_precision,
-    macro_f1,
-    multilabel_f1,
-    top_k_accuracy,
-)
-from audiobench.metrics.clustering import (
-    CLUSTERING_METRICS,
-    ClusterScores,
-    adjusted_rand_index,
-    cluster_scores,
-    labelling_scores,
-    normalized_mutual_information,
-    purity_score,
-    v_measure,
-)
-from audiobench.metrics.cosine_scores import cosine_score_matrix
-from audiobench.metrics.distances import DISTANCE_METRICS, pairwise_distances
-from audiobench.metrics.errors import InsufficientClassesError, InvalidEmbeddingsError
-from audiobench.metrics.grid import (
-    METRIC_GROUPS,
-    ProgressHook,
-    configuration_name,
-    zero_shot_similarity,
-)
-from audiobench.metrics.kmeans_bootstrap import bootstrapped_kmeans_scores
-from audiobench.metrics.logreg_protocol import (
-    logreg_cross_validation_scores,
-    logreg_multilabel_scores,
-    logreg_train_test_scores,
-)
-from audiobench.metrics.pair_classification import (
-    average_precision,
-    best_accuracy_threshold,
-    best_f1_threshold,
-    pair_classification_metrics,
-    pair_classification_scores,
-    pair_similarities,
-)
-from audiobench.metrics.pca import pca_reduce
-from audiobench.metrics.perceptual import binomial_p_value, triplet_accuracy, two_afc_accuracy
-from audiobench.metrics.precision import precision_at_k
-from audiobench.metrics.purity import clustering_purity
-from audiobench.metrics.reconstruction import (
-    bits_per_second,
-    embedding_mse,
-    frame_bag,
-    frechet_audio_distance,
-    kernel_audio_distance,
-    log_mel_distance,
-    median_pairwise_distance,
-    polynomial_mmd,
-    reconstruction_embedding_scores,
-    si_sdr,
-)
-from audiobench.metrics.report import (
-    Configuration,
-    DatasetCounts,
-    MetricSummary,
-    ZeroShotSimilarityReport,
-)
-from audiobench.metrics.reranking import reranking_scores, top_candidates
-from audiobench.metrics.results import MetricResult
-from audiobench.metrics.retrieval import (
-    hit_at_k,
-    mean_average_precision,
-    mean_reciprocal_rank,
-    ndcg_at_k,
-    recall_at_k,
-    retrieval_scores,
-    top_k,
-)
-from audiobench.metrics.separation import cs, cscf, csr, gsr
-from audiobench.metrics.silhouette import silhouette
-from audiobench.metrics.text_errors import (
-    character_error_rate,
-    edit_distance,
-    normalize_text,
-    word_error_rate,
-)
-from audiobench.metrics.trec_retrieval import trec_retrieval_scores
-from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from audiobench.metrics.classification import (
+        accuracy,
+        average_precision_per_class,
+        balanced_accuracy,
+        classification_scores,
+        macro_average_precision,
+        macro_average_precision_details,
+        macro_f1,
+        multilabel_f1,
+        top_k_accuracy,
+    )
+    from audiobench.metrics.clustering import (
+        CLUSTERING_METRICS,
+        ClusterScores,
+        adjusted_rand_index,
+        cluster_scores,
+        labelling_scores,
+        normalized_mutual_information,
+        purity_score,
+        v_measure,
+    )
+    from audiobench.metrics.cosine_scores import cosine_score_matrix
+    from audiobench.metrics.distances import DISTANCE_METRICS, pairwise_distances
+    from audiobench.metrics.errors import InsufficientClassesError, InvalidEmbeddingsError
+    from audiobench.metrics.grid import (
+        METRIC_GROUPS,
+        ProgressHook,
+        configuration_name,
+        zero_shot_similarity,
+    )
+    from audiobench.metrics.kmeans_bootstrap import bootstrapped_kmeans_scores
+    from audiobench.metrics.logreg_protocol import (
+        logreg_cross_validation_scores,
+        logreg_multilabel_scores,
+        logreg_train_test_scores,
+    )
+    from audiobench.metrics.pair_classification import (
+        average_precision,
+        best_accuracy_threshold,
+        best_f1_threshold,
+        pair_classification_metrics,
+        pair_classification_scores,
+        pair_similarities,
+    )
+    from audiobench.metrics.pca import pca_reduce
+    from audiobench.metrics.perceptual import binomial_p_value, triplet_accuracy, two_afc_accuracy
+    from audiobench.metrics.precision import precision_at_k, precision_at_k_details
+    from audiobench.metrics.purity import clustering_purity, clustering_purity_details
+    from audiobench.metrics.reconstruction import (
+        bits_per_second,
+        embedding_mse,
+        embedding_mse_details,
+        frame_bag,
+        frechet_audio_distance,
+        kernel_audio_distance,
+        log_mel_distance,
+        log_mel_distance_details,
+        median_pairwise_distance,
+        polynomial_mmd,
+        reconstruction_embedding_scores,
+        si_sdr,
+        si_sdr_details,
+    )
+    from audiobench.metrics.report import (
+        Configuration,
+        DatasetCounts,
+        MetricSummary,
+        ZeroShotSimilarityReport,
+    )
+    from audiobench.metrics.reranking import reranking_scores, top_candidates
+    from audiobench.metrics.results import MetricResult
+    from audiobench.metrics.retrieval import (
+        hit_at_k,
+        mean_average_precision,
+        mean_reciprocal_rank,
+        ndcg_at_k,
+        recall_at_k,
+        retrieval_scores,
+        top_k,
+    )
+    from audiobench.metrics.separation import (
+        cs,
+        cs_details,
+        cscf,
+        cscf_details,
+        csr,
+        csr_details,
+        gsr,
+        gsr_details,
+    )
+    from audiobench.metrics.silhouette import silhouette, silhouette_details
+    from audiobench.metrics.text_errors import (
+        character_error_rate,
+        character_error_rate_details,
+        edit_distance,
+        normalize_text,
+        word_error_rate,
+        word_error_rate_details,
+    )
+    from audiobench.metrics.trec_retrieval import trec_retrieval_scores
+    from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
+
+#: Public name -> submodule. Names are imported on first use (PEP 562), so that importing
+#: one light submodule (or listing tasks) does not load torch, SciPy and scikit-learn.
+_EXPORTS: dict[str, str] = {
+    "accuracy": "classification",
+    "average_precision_per_class": "classification",
+    "balanced_accuracy": "classification",
+    "classification_scores": "classification",
+    "macro_average_precision": "classification",
+    "macro_average_precision_details": "classification",
+    "macro_f1": "classification",
+    "multilabel_f1": "classification",
+    "top_k_accuracy": "classification",
+    "CLUSTERING_METRICS": "clustering",
+    "ClusterScores": "clustering",
+    "adjusted_rand_index": "clustering",
+    "cluster_scores": "clustering",
+    "labelling_scores": "clustering",
+    "normalized_mutual_information": "clustering",
+    "purity_score": "clustering",
+    "v_measure": "clustering",
+    "cosine_score_matrix": "cosine_scores",
+    "DISTANCE_METRICS": "distances",
+    "pairwise_distances": "distances",
+    "InsufficientClassesError": "errors",
+    "InvalidEmbeddingsError": "errors",
+    "METRIC_GROUPS": "grid",
+    "ProgressHook": "grid",
+    "configuration_name": "grid",
+    "zero_shot_similarity": "grid",
+    "bootstrapped_kmeans_scores": "kmeans_bootstrap",
+    "logreg_cross_validation_scores": "logreg_protocol",
+    "logreg_multilabel_scores": "logreg_protocol",
+    "logreg_train_test_scores": "logreg_protocol",
+    "average_precision": "pair_classification",
+    "best_accuracy_threshold": "pair_classification",
+    "best_f1_threshold": "pair_classification",
+    "pair_classification_metrics": "pair_classification",
+    "pair_classification_scores": "pair_classification",
+    "pair_similarities": "pair_classification",
+    "pca_reduce": "pca",
+    "binomial_p_value": "perceptual",
+    "triplet_accuracy": "perceptual",
+    "two_afc_accuracy": "perceptual",
+    "precision_at_k": "precision",
+    "precision_at_k_details": "precision",
+    "clustering_purity": "purity",
+    "clustering_purity_details": "purity",
+    "bits_per_second": "reconstruction",
+    "embedding_mse": "reconstruction",
+    "embedding_mse_details": "reconstruction",
+    "frame_bag": "reconstruction",
+    "frechet_audio_distance": "reconstruction",
+    "kernel_audio_distance": "reconstruction",
+    "log_mel_distance": "reconstruction",
+    "log_mel_distance_details": "reconstruction",
+    "median_pairwise_distance": "reconstruction",
+    "polynomial_mmd": "reconstruction",
+    "reconstruction_embedding_scores": "reconstruction",
+    "si_sdr": "reconstruction",
+    "si_sdr_details": "reconstruction",
+    "Configuration": "report",
+    "DatasetCounts": "report",
+    "MetricSummary": "report",
+    "ZeroShotSimilarityReport": "report",
+    "reranking_scores": "reranking",
+    "top_candidates": "reranking",
+    "MetricResult": "results",
+    "hit_at_k": "retrieval",
+    "mean_average_precision": "retrieval",
+    "mean_reciprocal_rank": "retrieval",
+    "ndcg_at_k": "retrieval",
+    "recall_at_k": "retrieval",
+    "retrieval_scores": "retrieval",
+    "top_k": "retrieval",
+    "cs": "separation",
+    "cs_details": "separation",
+    "cscf": "separation",
+    "cscf_details": "separation",
+    "csr": "separation",
+    "csr_details": "separation",
+    "gsr": "separation",
+    "gsr_details": "separation",
+    "silhouette": "silhouette",
+    "silhouette_details": "silhouette",
+    "character_error_rate": "text_errors",
+    "character_error_rate_details": "text_errors",
+    "edit_distance": "text_errors",
+    "normalize_text": "text_errors",
+    "word_error_rate": "text_errors",
+    "word_error_rate_details": "text_errors",
+    "trec_retrieval_scores": "trec_retrieval",
+    "zero_shot_argmax_scores": "zero_shot_argmax",
+}
 
 __all__ = [
     "CLUSTERING_METRICS",
@@ -164,27 +279,36 @@ __all__ = [
     "bits_per_second",
     "bootstrapped_kmeans_scores",
     "character_error_rate",
+    "character_error_rate_details",
     "classification_scores",
     "cluster_scores",
     "clustering_purity",
+    "clustering_purity_details",
     "configuration_name",
     "cosine_score_matrix",
     "cs",
+    "cs_details",
     "cscf",
+    "cscf_details",
     "csr",
+    "csr_details",
     "edit_distance",
     "embedding_mse",
+    "embedding_mse_details",
     "frame_bag",
     "frechet_audio_distance",
     "gsr",
+    "gsr_details",
     "hit_at_k",
     "kernel_audio_distance",
     "labelling_scores",
     "log_mel_distance",
+    "log_mel_distance_details",
     "logreg_cross_validation_scores",
     "logreg_multilabel_scores",
     "logreg_train_test_scores",
     "macro_average_precision",
+    "macro_average_precision_details",
     "macro_f1",
     "mean_average_precision",
     "mean_reciprocal_rank",
@@ -200,13 +324,16 @@ __all__ = [
     "pca_reduce",
     "polynomial_mmd",
     "precision_at_k",
+    "precision_at_k_details",
     "purity_score",
     "recall_at_k",
     "reconstruction_embedding_scores",
     "reranking_scores",
     "retrieval_scores",
     "si_sdr",
+    "si_sdr_details",
     "silhouette",
+    "silhouette_details",
     "top_candidates",
     "top_k",
     "top_k_accuracy",
@@ -215,6 +342,22 @@ __all__ = [
     "two_afc_accuracy",
     "v_measure",
     "word_error_rate",
+    "word_error_rate_details",
     "zero_shot_argmax_scores",
     "zero_shot_similarity",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'audiobench.metrics' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"audiobench.metrics.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -8,7 +8,10 @@ code paths on small inputs.
 
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # only gather_block's callers hold tensors; row_ranges is torch-free
+    import torch
 
 #: Elements in one row block (rows × columns). 2**22 float32 values are 16 MiB: large enough
 #: that per-call overhead is negligible (≈ 250 rows of 17,041), small enough that a block's

@@ -8,7 +8,9 @@ permutations, so p is never 0).
 
 **Bootstrap margin**: resample the per-clip scores (per-query precision, per-clip ``s_i``) with
 replacement ``n_boot`` times (seeded) and report the half-width of the 95 % percentile interval
-of the resampled means, on the metric's own scale.
+of the resampled means, on the metric's own scale. :func:`bootstrap_interval` is audiobench's
+one bootstrap of a mean (``scipy.stats.bootstrap``, percentile method): the grid's margins come
+from it, and so should any other percentile interval of a mean.
 
 Random streams are NumPy generators seeded from ``(seed, stream, ...)`` keys, so permutations
 and resamples do not depend on batch sizes, threads or devices, and every configuration of a
@@ -18,9 +20,11 @@ grid sees the same permutations (common random numbers make configurations compa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+
+from audiobench.metrics.validation import check_positive_int
 
 #: Percentiles of the null and bootstrap intervals (a central 95 % interval).
 INTERVAL_PERCENTILES: tuple[float, float] = (2.5, 97.5)
@@ -70,32 +74,71 @@ def summarize_null(null: np.ndarray, observed: float) -> NullSummary:
     )
 
 
-def bootstrap_means(values: np.ndarray, n_bootstrap: int, seed: Sequence[int] | int) -> np.ndarray:
-    """Means of ``n_bootstrap`` with-replacement resamples of ``values`` (float64).
+#: Resampled values drawn per ``scipy.stats.bootstrap`` batch: an ~8 MB index block, which
+#: measured faster than one block for all resamples at N = 17,041 (and bounds the memory).
+BOOTSTRAP_BATCH_ELEMENTS: int = 1 << 20
 
-    One resample at a time: each is a single gather of N values that stays in cache, which
-    measured faster than drawing many resamples as one large index array.
+
+@dataclass(frozen=True, eq=False)
+class BootstrapInterval:
+    """Percentile bootstrap of a mean: the interval and the resampled means it comes from."""
+
+    low: float
+    high: float
+    means: np.ndarray = field(repr=False)
+
+    @property
+    def margin(self) -> float:
+        """Half-width of the interval."""
+        return (self.high - self.low) / 2.0
+
+
+def bootstrap_interval(
+    values: np.ndarray, n_bootstrap: int, seed: Sequence[int] | int
+) -> BootstrapInterval:
+    """Central 95 % percentile interval of the mean of ``values``, from ``n_bootstrap``
+    with-replacement resamples drawn by ``np.random.default_rng(seed)``.
+
+    ``scipy.stats.bootstrap`` (``method="percentile"``) draws the resamples in batches of
+    ``(batch, N)`` indices from that generator, so the resampled means do not depend on the
+    batch size. With no values the interval and means are NaN; a single value (which scipy
+    refuses) gives the degenerate interval at that value.
     """
-    values = np.asarray(values, dtype=np.float64)
-    if values.size == 0:
-        return np.full(n_bootstrap, np.nan)
-    rng = np.random.default_rng(seed)
-    return np.array(
-        [values[rng.integers(0, values.size, values.size)].mean() for _ in range(n_bootstrap)],
-        dtype=np.float64,
+    from scipy.stats import bootstrap
+
+    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
+    values = np.asarray(values, dtype=np.float64).ravel()
+    if values.size < 2:
+        value = float(values[0]) if values.size else float("nan")
+        return BootstrapInterval(value, value, np.full(n_bootstrap, value))
+    low_percent, high_percent = INTERVAL_PERCENTILES
+    result = bootstrap(
+        (values,),
+        np.mean,
+        n_resamples=n_bootstrap,
+        batch=max(1, BOOTSTRAP_BATCH_ELEMENTS // values.size),
+        confidence_level=(high_percent - low_percent) / 100.0,
+        method="percentile",
+        rng=np.random.default_rng(seed),
     )
+    means = result.bootstrap_distribution
+    if not np.isfinite(means).all():
+        return BootstrapInterval(float("nan"), float("nan"), means)
+    interval = result.confidence_interval
+    return BootstrapInterval(float(interval.low), float(interval.high), means)
+
+
+def bootstrap_means(values: np.ndarray, n_bootstrap: int, seed: Sequence[int] | int) -> np.ndarray:
+    """The resampled means of :func:`bootstrap_interval` (float64, ``[n_bootstrap]``)."""
+    return bootstrap_interval(values, n_bootstrap, seed).means
 
 
 def bootstrap_margin(
     values: np.ndarray, n_bootstrap: int, seed: Sequence[int] | int, *, scale: float = 1.0
 ) -> float:
-    """Half-width of the 95 % percentile interval of bootstrapped means, times ``scale``.
+    """Half-width of :func:`bootstrap_interval`, times ``scale``.
 
     ``scale`` maps the mean of the per-clip scores to the metric's scale (GSR = (raw + 1) / 2,
     so its margin is half the margin of the mean ``s_i``).
     """
-    means = bootstrap_means(values, n_bootstrap, seed)
-    if not np.isfinite(means).all():
-        return float("nan")
-    low, high = np.percentile(means, INTERVAL_PERCENTILES)
-    return float(high - low) / 2.0 * scale
+    return bootstrap_interval(values, n_bootstrap, seed).margin * scale

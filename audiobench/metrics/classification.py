@@ -28,17 +28,23 @@ matrix ``[n, C]``.
 - at a threshold τ (default 0.5) a sample is predicted positive for class c when s_ic ≥ τ;
   micro F1 = 2·ΣTP / (2·ΣTP + ΣFP + ΣFN) over all cells; macro F1 = mean of F1_c over the
   classes that are true or predicted for at least one sample.
+
+The numbers come from :mod:`sklearn.metrics` (``accuracy_score``, ``balanced_accuracy_score``,
+``f1_score``, ``top_k_accuracy_score`` on the column-reversed scores so that ties keep the
+lowest-column rule, ``average_precision_score`` per class); this module validates the inputs,
+fixes the conventions above and names offending samples in its errors.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Sequence
-from typing import Literal, overload
+from typing import Literal
 
 import numpy as np
 
 from audiobench.metrics.results import MetricResult
-from audiobench.metrics.validation import describe_clips
+from audiobench.metrics.validation import check_positive_int, describe_clips
 
 __all__ = [
     "accuracy",
@@ -46,6 +52,7 @@ __all__ = [
     "balanced_accuracy",
     "classification_scores",
     "macro_average_precision",
+    "macro_average_precision_details",
     "macro_f1",
     "multilabel_f1",
     "top_k_accuracy",
@@ -124,19 +131,6 @@ def _multiclass(
     return _class_indices(y_true, matrix.shape[0], matrix.shape[1], classes), matrix
 
 
-def _check_k(k: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
-    return int(k)
-
-
-def _f1_per_class(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
-    """F1 = 2TP / (2TP + FP + FN) for the classes where that denominator is positive."""
-    denominator = 2 * tp + fp + fn
-    defined = denominator > 0
-    return 2 * tp[defined] / denominator[defined]
-
-
 def accuracy(y_true: object, scores: object, *, classes: Sequence[Hashable] | None = None) -> float:
     """Fraction of samples whose arg-max class (ties → lowest column) is the true class.
 
@@ -154,8 +148,10 @@ def accuracy(y_true: object, scores: object, *, classes: Sequence[Hashable] | No
     float
         Accuracy in [0, 1].
     """
+    from sklearn.metrics import accuracy_score
+
     y, matrix = _multiclass(y_true, scores, classes)
-    return float(np.mean(matrix.argmax(axis=1) == y))
+    return float(accuracy_score(y, matrix.argmax(axis=1)))
 
 
 def balanced_accuracy(
@@ -167,13 +163,13 @@ def balanced_accuracy(
     prediction of such a class still lowers the recall of the sample's true class. Same
     arguments as :func:`accuracy`.
     """
+    from sklearn.metrics import balanced_accuracy_score
+
     y, matrix = _multiclass(y_true, scores, classes)
-    n_classes = matrix.shape[1]
-    correct = matrix.argmax(axis=1) == y
-    support = np.bincount(y, minlength=n_classes)
-    hits = np.bincount(y[correct], minlength=n_classes)
-    present = support > 0
-    return float(np.mean(hits[present] / support[present]))
+    with warnings.catch_warnings():
+        # "y_pred contains classes not in y_true": those classes are left out, as documented.
+        warnings.simplefilter("ignore", UserWarning)
+        return float(balanced_accuracy_score(y, matrix.argmax(axis=1)))
 
 
 def macro_f1(y_true: object, scores: object, *, classes: Sequence[Hashable] | None = None) -> float:
@@ -183,13 +179,12 @@ def macro_f1(y_true: object, scores: object, *, classes: Sequence[Hashable] | No
     predicted for at least one sample (the others have no defined F1). Same arguments as
     :func:`accuracy`.
     """
+    from sklearn.metrics import f1_score
+
     y, matrix = _multiclass(y_true, scores, classes)
-    n_classes = matrix.shape[1]
-    predicted = matrix.argmax(axis=1)
-    tp = np.bincount(y[predicted == y], minlength=n_classes).astype(np.float64)
-    fp = np.bincount(predicted, minlength=n_classes) - tp
-    fn = np.bincount(y, minlength=n_classes) - tp
-    return float(np.mean(_f1_per_class(tp, fp, fn)))
+    # Without ``labels`` scikit-learn averages over the classes in y_true or y_pred; each has
+    # 2·TP + FP + FN > 0, so zero_division never applies (it only silences the warning).
+    return float(f1_score(y, matrix.argmax(axis=1), average="macro", zero_division=0.0))
 
 
 def top_k_accuracy(
@@ -202,12 +197,20 @@ def top_k_accuracy(
     every class is in the top k and the result is 1.0 (scikit-learn's convention too);
     :func:`classification_scores` leaves such a trivial score out of its report.
     """
-    k = _check_k(k)
+    from sklearn.metrics import top_k_accuracy_score
+
+    k = check_positive_int(k, "k")
     y, matrix = _multiclass(y_true, scores, classes)
-    true_scores = matrix[np.arange(y.shape[0]), y][:, None]
-    earlier = np.arange(matrix.shape[1])[None, :] < y[:, None]
-    ranks = 1 + (matrix > true_scores).sum(axis=1) + ((matrix == true_scores) & earlier).sum(axis=1)
-    return float(np.mean(ranks <= k))
+    n_classes = matrix.shape[1]
+    if k >= n_classes:
+        return 1.0  # every class is in the top k (scikit-learn warns and returns 1.0)
+    if k == 1:
+        return accuracy(y, matrix)  # C = 2 is "binary" to scikit-learn, which then wants 1-D
+    # scikit-learn ranks tied scores by *decreasing* column index (a stable ascending sort,
+    # reversed); reversing the columns turns that into this module's lowest-column-first rule.
+    return float(
+        top_k_accuracy_score(n_classes - 1 - y, matrix[:, ::-1], k=k, labels=np.arange(n_classes))
+    )
 
 
 def _indicator_matrix(y_true: object, shape: tuple[int, int]) -> np.ndarray:
@@ -259,56 +262,37 @@ def average_precision_per_class(y_true: object, scores: object) -> np.ndarray:
     np.ndarray
         float64 ``[C]``, values in [0, 1], NaN where the class has no positive sample.
     """
+    from sklearn.metrics import average_precision_score
+
     truth, matrix = _multilabel(y_true, scores)
-    n = matrix.shape[0]
-    order = np.argsort(-matrix, axis=0, kind="stable")
-    sorted_scores = np.take_along_axis(matrix, order, axis=0)
-    sorted_truth = np.take_along_axis(truth, order, axis=0)
-    true_positives = np.cumsum(sorted_truth, axis=0)
-    # Index of the last row of each row's tie group: the nearest group end at or below it.
-    rows = np.arange(n)[:, None]
-    group_end = np.ones_like(sorted_scores, dtype=bool)
-    group_end[:-1] = sorted_scores[:-1] != sorted_scores[1:]
-    ends = np.where(group_end, rows, n)
-    last = np.minimum.accumulate(ends[::-1], axis=0)[::-1]
-    precision = np.take_along_axis(true_positives, last, axis=0) / (last + 1)
-    positives = truth.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ap = (precision * sorted_truth).sum(axis=0) / positives
-    return np.where(positives > 0, ap, np.nan)
+    ap = np.full(matrix.shape[1], np.nan)
+    for c in np.flatnonzero(truth.any(axis=0)):
+        ap[c] = average_precision_score(truth[:, c], matrix[:, c])
+    return ap
 
 
-@overload
-def macro_average_precision(
-    y_true: object, scores: object, *, return_details: Literal[False] = ...
-) -> float: ...
-@overload
-def macro_average_precision(
-    y_true: object, scores: object, *, return_details: Literal[True]
-) -> MetricResult: ...
-def macro_average_precision(
-    y_true: object, scores: object, *, return_details: bool = False
-) -> float | MetricResult:
+def macro_average_precision(y_true: object, scores: object) -> float:
     """Macro mAP: the mean of :func:`average_precision_per_class` over classes with positives.
 
-    Classes without any positive sample are skipped (their AP is undefined); with
-    ``return_details=True`` a :class:`MetricResult` reports ``n_evaluated`` (classes averaged)
-    and ``n_skipped`` (classes without positives), with the per-class APs (NaN for skipped
-    classes) as ``per_clip``.
+    Classes without any positive sample are skipped (their AP is undefined).
 
     Raises
     ------
     ValueError
         If no class has a positive sample, or the inputs are malformed.
     """
+    return macro_average_precision_details(y_true, scores).value
+
+
+def macro_average_precision_details(y_true: object, scores: object) -> MetricResult:
+    """:func:`macro_average_precision` as a :class:`MetricResult`: ``n_evaluated`` (classes
+    averaged), ``n_skipped`` (classes without positives) and the per-class APs (NaN for
+    skipped classes) as ``per_clip``."""
     ap = average_precision_per_class(y_true, scores)
     evaluated = ~np.isnan(ap)
-    value = float(np.mean(ap[evaluated]))
-    if not return_details:
-        return value
     return MetricResult(
         name="map",
-        value=value,
+        value=float(np.mean(ap[evaluated])),
         n_evaluated=int(evaluated.sum()),
         n_skipped=int((~evaluated).sum()),
         per_clip=ap,
@@ -332,14 +316,22 @@ def multilabel_f1(
         raise ValueError(f"average must be 'micro' or 'macro', got {average!r}")
     if isinstance(threshold, bool) or not np.isfinite(float(threshold)):
         raise ValueError(f"threshold must be a finite number, got {threshold!r}")
+    from sklearn.metrics import f1_score
+
     truth, matrix = _multilabel(y_true, scores)
     predicted = matrix >= float(threshold)
-    tp = (truth & predicted).sum(axis=0).astype(np.float64)
-    fp = (~truth & predicted).sum(axis=0).astype(np.float64)
-    fn = (truth & ~predicted).sum(axis=0).astype(np.float64)
-    if average == "micro":
-        return float(2 * tp.sum() / (2 * tp.sum() + fp.sum() + fn.sum()))
-    return float(np.mean(_f1_per_class(tp, fp, fn)))
+    # Macro: only the classes true or predicted somewhere (scikit-learn would count the others
+    # as 0 otherwise). Every averaged F1 then has a positive denominator (truth has a positive).
+    used = np.flatnonzero(truth.any(axis=0) | predicted.any(axis=0))
+    return float(
+        f1_score(
+            truth,
+            predicted,
+            average=average,
+            labels=used if average == "macro" else None,
+            zero_division=0.0,
+        )
+    )
 
 
 def classification_scores(
@@ -364,7 +356,7 @@ def classification_scores(
     ``classes`` names the score columns; in the multi-class case ``y_true`` then holds those
     names, in the multi-label case it is only checked to have one name per column.
     """
-    top_k = _check_k(top_k)
+    top_k = check_positive_int(top_k, "top_k")
     matrix = _score_matrix(scores)
     n_samples, n_classes = matrix.shape
     if not multilabel:
@@ -380,7 +372,7 @@ def classification_scores(
         return report
     if classes is not None and len(list(classes)) != n_classes:
         raise ValueError(f"got {len(list(classes))} classes for {n_classes} score columns")
-    result = macro_average_precision(y_true, matrix, return_details=True)
+    result = macro_average_precision_details(y_true, matrix)
     return {
         "map": result.value,
         "f1_micro": multilabel_f1(y_true, matrix, threshold=threshold, average="micro"),

@@ -31,7 +31,11 @@ import numpy as np
 
 from audiobench.metrics.errors import InsufficientClassesError
 from audiobench.metrics.labels import UNLABELLED, encode_labels
-from audiobench.metrics.validation import describe_clips, validate_embeddings
+from audiobench.metrics.validation import (
+    check_positive_int,
+    describe_clips,
+    validate_embeddings,
+)
 
 __all__ = [
     "CLUSTERING_METRICS",
@@ -78,9 +82,15 @@ def purity_score(labels_true: object, labels_pred: object) -> float:
     Every sample is clustered (no noise label); in (0, 1].
     """
     true, pred = _pair(labels_true, labels_pred)
-    table = np.zeros((int(pred.max()) + 1, int(true.max()) + 1), dtype=np.int64)
-    np.add.at(table, (pred, true), 1)
-    return float(table.max(axis=1).sum() / true.shape[0])
+    return contingency_purity(true, pred)
+
+
+def contingency_purity(true: np.ndarray, pred: np.ndarray) -> float:
+    """(1/n) Σ_k max_c n_ck from two equal-length arrays of class and cluster ids (n ≥ 1)."""
+    from sklearn.metrics.cluster import contingency_matrix
+
+    table = contingency_matrix(true, pred, sparse=True)  # classes × clusters
+    return float(table.max(axis=0).sum() / true.shape[0])
 
 
 def v_measure(labels_true: object, labels_pred: object) -> float:
@@ -205,9 +215,8 @@ def cluster_scores(
     X, _ = validate_embeddings(embeddings)
     codes = _codes(labels, "labels", X.shape[0])
     checked_seeds = _check_seeds(seeds)
-    for name, value in (("batch_size", batch_size), ("n_init", n_init)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    batch_size = check_positive_int(batch_size, "batch_size")
+    n_init = check_positive_int(n_init, "n_init")
     n_clusters = int(np.unique(codes).shape[0])
     if n_clusters < 2:
         raise InsufficientClassesError(

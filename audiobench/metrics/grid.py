@@ -25,8 +25,7 @@ from audiobench.metrics.class_statistics import class_statistics
 from audiobench.metrics.distances import DISTANCE_METRICS, check_metric, fill_distance_matrix
 from audiobench.metrics.labels import encode_labels, filter_classes, require_two_classes
 from audiobench.metrics.pca import pca_reduce
-from audiobench.metrics.precision import check_ks
-from audiobench.metrics.purity import clustering_purity
+from audiobench.metrics.purity import clustering_purity_details
 from audiobench.metrics.relabelling import RelabellingEvaluator
 from audiobench.metrics.report import (
     Configuration,
@@ -43,7 +42,7 @@ from audiobench.metrics.separation import (
     mean_separation,
 )
 from audiobench.metrics.silhouette import silhouette_of_members
-from audiobench.metrics.validation import clip_names, validate_embeddings
+from audiobench.metrics.validation import check_ks, clip_names, validate_embeddings
 
 #: Metric groups ``zero_shot_similarity`` accepts in ``metrics``. "precision" yields one
 #: ``p@k`` entry per k; the others one entry each.
@@ -428,8 +427,8 @@ def _extra_metrics(
         )
         entries["silhouette"] = MetricSummary(value=value, n_evaluated=n_evaluated, n_skipped=0)
     if "purity" in metrics:
-        result = clustering_purity(
-            matrix.cpu().numpy(), precision_codes.cpu().numpy().tolist(), return_details=True
+        result = clustering_purity_details(
+            matrix.cpu().numpy(), precision_codes.cpu().numpy().tolist()
         )
         entries["purity"] = MetricSummary(
             value=result.value,

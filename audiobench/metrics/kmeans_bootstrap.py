@@ -26,14 +26,9 @@ import numpy as np
 
 from audiobench.metrics.errors import InsufficientClassesError
 from audiobench.metrics.retrieval import real_matrix
+from audiobench.metrics.validation import check_positive_int
 
 __all__ = ["bootstrapped_kmeans_scores"]
-
-
-def _check_count(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def bootstrapped_kmeans_scores(
@@ -79,14 +74,16 @@ def bootstrapped_kmeans_scores(
     if any(value is None or (isinstance(value, float) and value != value) for value in values):
         raise ValueError("labels has missing values (None or NaN); every sample needs one")
     y = np.asarray(values)
-    n_bootstraps = _check_count(n_bootstraps, "n_bootstraps")
-    sample_size = _check_count(sample_size, "sample_size")
-    batch_size = _check_count(batch_size, "batch_size")
+    n_bootstraps = check_positive_int(n_bootstraps, "n_bootstraps")
+    sample_size = check_positive_int(sample_size, "sample_size")
+    batch_size = check_positive_int(batch_size, "batch_size")
     n_clusters = int(np.unique(y).shape[0])
     if n_clusters < 2:
         raise InsufficientClassesError(
             f"clustering needs at least 2 distinct labels, got {n_clusters}"
         )
+    # Not the shared bootstrap (calibration.bootstrap_interval): the protocol draws with
+    # Python's random.Random(seed).choices, and only that stream reproduces its numbers.
     rng = random.Random(seed)
     v_measures: list[float] = []
     amis: list[float] = []

@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from audiobench.metrics.errors import InsufficientClassesError
+
+if TYPE_CHECKING:
+    import torch
 
 #: Code of a clip without a label.
 UNLABELLED: int = -1
@@ -117,6 +120,8 @@ class ClassFilter:
         ``members`` is None when every one of the ``n_clips`` clips is kept, so that block
         passes can slice D instead of gathering rows and columns.
         """
+        import torch
+
         members = (
             None if self.members.shape[0] == n_clips else torch.from_numpy(self.members).to(device)
         )

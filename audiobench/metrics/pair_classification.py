@@ -24,7 +24,7 @@ not candidates. When several candidates reach the best value the highest thresho
 When there is no candidate (all scores tied) accuracy and F1 are 0.0 and their thresholds
 NaN; F1, precision and recall are also 0.0 when no candidate has a true positive.
 
-**Average precision** (threshold form, as scikit-learn's ``average_precision_score``):
+**Average precision** (scikit-learn's ``average_precision_score``, the threshold form):
 AP = Σ_t (R_t − R_{t−1}) · P_t over the distinct score values t in decreasing order, with P_t
 and R_t the precision and recall of predicting "same" for every pair scoring ≥ t. Tied pairs
 enter together, so AP does not depend on their order.
@@ -207,14 +207,10 @@ def best_f1_threshold(scores: object, labels: object) -> tuple[float, float, flo
 
 def average_precision(scores: object, labels: object) -> float:
     """Average precision of ranking the pairs by score (threshold form, ties enter together)."""
+    from sklearn.metrics import average_precision_score
+
     s, y = _scores_and_labels(scores, labels)
-    _, y_sorted, cuts = _sorted_decreasing(s, y)
-    # The distinct thresholds end after each cut and after the last pair.
-    ends = np.append(cuts, y.shape[0])
-    tp = np.cumsum(y_sorted)[ends - 1]
-    precision = tp / ends
-    recall = tp / int(y.sum())
-    return float(np.sum(np.diff(recall, prepend=0.0) * precision))
+    return float(average_precision_score(y, s))
 
 
 def pair_classification_metrics(scores: object, labels: object) -> dict[str, float]:

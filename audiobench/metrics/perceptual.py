@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from audiobench.metrics.labels import encode_labels
-from audiobench.metrics.validation import describe_clips
+from audiobench.metrics.naming import describe_clips
 
 __all__ = ["binomial_p_value", "triplet_accuracy", "two_afc_accuracy"]
 

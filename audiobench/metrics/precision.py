@@ -9,7 +9,6 @@ legitimate neighbours of other clips and score 0 as queries.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, overload
 
 import numpy as np
 import torch
@@ -17,20 +16,9 @@ import torch
 from audiobench.metrics.neighbours import sorted_neighbours
 from audiobench.metrics.results import MetricResult
 from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
-from audiobench.metrics.validation import validate_labelled_matrix
+from audiobench.metrics.validation import check_ks, validate_labelled_matrix
 
-
-def check_ks(ks: Sequence[int], n_labelled: int) -> tuple[int, ...]:
-    """Validate neighbour counts: positive integers, each at most ``n_labelled − 1``."""
-    checked = tuple(ks)
-    if not checked:
-        raise ValueError("ks must not be empty")
-    for k in checked:
-        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
-        if k > n_labelled - 1:
-            raise ValueError(f"P@{k} needs more than {k} labelled clips, got {n_labelled}")
-    return tuple(int(k) for k in checked)
+__all__ = ["check_ks", "neighbour_hits", "precision_at_k", "precision_at_k_details"]
 
 
 def neighbour_hits(
@@ -60,32 +48,9 @@ def neighbour_hits(
     return {k: matches[..., :k].sum(dim=-1) for k in ks}
 
 
-@overload
 def precision_at_k(
-    D: object,
-    labels: object,
-    k: int,
-    *,
-    return_details: Literal[False] = ...,
-    device: str | torch.device | None = ...,
-) -> float: ...
-@overload
-def precision_at_k(
-    D: object,
-    labels: object,
-    k: int,
-    *,
-    return_details: Literal[True],
-    device: str | torch.device | None = ...,
-) -> MetricResult: ...
-def precision_at_k(
-    D: object,
-    labels: object,
-    k: int,
-    *,
-    return_details: bool = False,
-    device: str | torch.device | None = None,
-) -> float | MetricResult:
+    D: object, labels: object, k: int, *, device: str | torch.device | None = None
+) -> float:
     """Precision@k in [0, 1].
 
     Parameters
@@ -96,11 +61,16 @@ def precision_at_k(
         One label per clip, any hashable; ``None`` (or NaN) for unlabelled clips.
     k:
         Neighbours per query, 1 ≤ k < number of labelled clips.
-    return_details:
-        Return a :class:`MetricResult` (with per-query precision) instead of the float.
     device:
         torch device for the computation (default CPU).
     """
+    return precision_at_k_details(D, labels, k, device=device).value
+
+
+def precision_at_k_details(
+    D: object, labels: object, k: int, *, device: str | torch.device | None = None
+) -> MetricResult:
+    """:func:`precision_at_k` as a :class:`MetricResult`, with the per-query precision."""
     with limited_cpu_threads():
         matrix, encoded = validate_labelled_matrix(D, labels, resolve_device(device))
         labelled = encoded.labelled
@@ -116,12 +86,9 @@ def precision_at_k(
         codes = torch.from_numpy(encoded.codes[labelled]).to(matrix.device)
         hits = neighbour_hits(neighbours.indices, codes, [k])[k]
     n_queries = int(labelled.shape[0])
-    value = int(hits.sum()) / (n_queries * k)
-    if not return_details:
-        return value
     return MetricResult(
         name=f"p@{k}",
-        value=value,
+        value=int(hits.sum()) / (n_queries * k),
         n_evaluated=n_queries,
         per_clip=hits.cpu().numpy().astype(np.float64) / k,
     )

@@ -114,6 +114,7 @@ def multilabel_report(y_true: object, y_pred: object, y_score: object) -> dict[s
         )
     if not np.isfinite(scores).all():
         raise ValueError("y_score contains NaN or infinite values")
+    # Per-sample Jaccard by hand: sklearn's jaccard_score(average="samples") refuses L = 1.
     union = (truth | predicted).sum(axis=1)
     both = (truth & predicted).sum(axis=1)
     jaccard = np.where(union == 0, 1.0, both / np.maximum(union, 1))
@@ -121,7 +122,7 @@ def multilabel_report(y_true: object, y_pred: object, y_score: object) -> dict[s
         warnings.simplefilter("ignore", category=UndefinedMetricWarning)
         f1 = float(metrics.f1_score(truth, predicted, average="macro"))
     return {
-        "accuracy": float(np.mean((truth == predicted).all(axis=1))),
+        "accuracy": float(metrics.accuracy_score(truth, predicted)),  # subset accuracy
         "lrap": float(metrics.label_ranking_average_precision_score(truth, scores)),
         "f1": f1,
         "hamming": float(np.mean(jaccard)),

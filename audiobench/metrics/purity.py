@@ -12,10 +12,9 @@ only when this metric is called. HDBSCAN comes from scikit-learn.
 
 from __future__ import annotations
 
-from typing import Literal, overload
-
 import numpy as np
 
+from audiobench.metrics.clustering import contingency_purity
 from audiobench.metrics.results import MetricResult
 from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
 from audiobench.metrics.validation import validate_labelled_matrix
@@ -33,35 +32,9 @@ def weighted_purity(clusters: np.ndarray, codes: np.ndarray) -> tuple[float, flo
     noise_fraction = float(1.0 - clustered.mean()) if clusters.size else float("nan")
     if not clustered.any():
         return float("nan"), noise_fraction
-    # Contingency counts of (cluster, class) pairs; each cluster contributes its largest count.
-    pairs = np.stack([clusters[clustered], codes[clustered]], axis=1)
-    unique_pairs, counts = np.unique(pairs, axis=0, return_counts=True)
-    majority: dict[int, int] = {}
-    for (cluster, _), count in zip(unique_pairs.tolist(), counts.tolist(), strict=True):
-        majority[cluster] = max(majority.get(cluster, 0), count)
-    return sum(majority.values()) / int(clustered.sum()), noise_fraction
+    return contingency_purity(codes[clustered], clusters[clustered]), noise_fraction
 
 
-@overload
-def clustering_purity(
-    D: object,
-    labels: object,
-    seed: int = ...,
-    *,
-    min_cluster_size: int = ...,
-    min_samples: int = ...,
-    return_details: Literal[False] = ...,
-) -> float: ...
-@overload
-def clustering_purity(
-    D: object,
-    labels: object,
-    seed: int = ...,
-    *,
-    min_cluster_size: int = ...,
-    min_samples: int = ...,
-    return_details: Literal[True],
-) -> MetricResult: ...
 def clustering_purity(
     D: object,
     labels: object,
@@ -69,8 +42,7 @@ def clustering_purity(
     *,
     min_cluster_size: int = 5,
     min_samples: int = 5,
-    return_details: bool = False,
-) -> float | MetricResult:
+) -> float:
     """Weighted purity of HDBSCAN clusters of a 2-D UMAP of the labelled clips.
 
     Parameters
@@ -83,15 +55,27 @@ def clustering_purity(
         UMAP's ``random_state`` (protocol: 42).
     min_cluster_size, min_samples:
         HDBSCAN parameters (protocol: 5 and 5).
-    return_details:
-        Return a :class:`MetricResult` whose ``extras`` hold ``noise_fraction`` and
-        ``n_clusters``, instead of the float.
 
     Raises
     ------
     ImportError
         If ``umap-learn`` is not installed (install the ``audiobench[umap]`` extra).
     """
+    return clustering_purity_details(
+        D, labels, seed, min_cluster_size=min_cluster_size, min_samples=min_samples
+    ).value
+
+
+def clustering_purity_details(
+    D: object,
+    labels: object,
+    seed: int = 42,
+    *,
+    min_cluster_size: int = 5,
+    min_samples: int = 5,
+) -> MetricResult:
+    """:func:`clustering_purity` as a :class:`MetricResult` whose ``extras`` hold
+    ``noise_fraction`` and ``n_clusters``."""
     try:
         import umap  # type: ignore[import-not-found]
     except ImportError as error:
@@ -114,8 +98,6 @@ def clustering_purity(
         embedding
     )
     value, noise_fraction = weighted_purity(clusters, encoded.codes[labelled])
-    if not return_details:
-        return value
     return MetricResult(
         name="purity",
         value=value,

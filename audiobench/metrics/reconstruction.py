@@ -52,7 +52,7 @@ the paper's code compute in float32; the two differ by float32 rounding only.
 k(x, y) = (x·y / d + 1)³, the kernel of KID (Bińkowski et al. 2018), unscaled and over the full
 sets (KID averages it over random subsets; the expectation is the same).
 
-**Per-clip waveform metrics** (each a mean over clips; ``return_details=True`` gives the
+**Per-clip waveform metrics** (each a mean over clips; the ``*_details`` functions give the
 per-clip values in a :class:`MetricResult`):
 
 - SI-SDR (dB): with s and ŝ the reference and estimate (by default both made zero-mean first),
@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -454,38 +454,36 @@ def polynomial_mmd(reference: object, reconstructed: object, *, degree: int = 3)
 # -- embedding MSE and the task's scores ---------------------------------------------------
 
 
-def _result(name: str, per_clip: np.ndarray, return_details: bool) -> float | MetricResult:
-    value = float(np.mean(per_clip))
-    if not return_details:
-        return value
+def _result(name: str, per_clip: np.ndarray) -> MetricResult:
     return MetricResult(
-        name=name, value=value, n_evaluated=int(per_clip.shape[0]), per_clip=per_clip
+        name=name,
+        value=float(np.mean(per_clip)),
+        n_evaluated=int(per_clip.shape[0]),
+        per_clip=per_clip,
     )
 
 
-@overload
-def embedding_mse(
-    reference: object,
-    reconstructed: object,
-    *,
-    on_length_mismatch: Literal["skip", "raise"] = ...,
-    return_details: Literal[False] = ...,
-) -> float: ...
-@overload
-def embedding_mse(
-    reference: object,
-    reconstructed: object,
-    *,
-    on_length_mismatch: Literal["skip", "raise"] = ...,
-    return_details: Literal[True],
-) -> MetricResult: ...
 def embedding_mse(
     reference: object,
     reconstructed: object,
     *,
     on_length_mismatch: Literal["skip", "raise"] = "skip",
-    return_details: bool = False,
-) -> float | MetricResult:
+) -> float:
+    """Mean over examples of each example's mean squared frame difference (see the details).
+
+    The value of :func:`embedding_mse_details`; NaN when every example was skipped.
+    """
+    return embedding_mse_details(
+        reference, reconstructed, on_length_mismatch=on_length_mismatch
+    ).value
+
+
+def embedding_mse_details(
+    reference: object,
+    reconstructed: object,
+    *,
+    on_length_mismatch: Literal["skip", "raise"] = "skip",
+) -> MetricResult:
     """Mean over examples of each example's mean squared frame difference, ≥ 0 (or NaN).
 
     Example i's MSE is the mean of (e_ref − e_rec)² over all T_i × d entries of its frames;
@@ -500,14 +498,12 @@ def embedding_mse(
         ``"skip"`` (MSEB's rule): an example whose two sequences differ in frame count is left
         out and counted (``n_skipped``); ``"raise"``: a ValueError naming the examples.
         Differing embedding dimensions are always an error.
-    return_details:
-        A :class:`MetricResult` with ``per_clip`` (the evaluated examples' MSEs, in order),
-        ``n_evaluated`` and ``n_skipped``.
 
     Returns
     -------
-    float
-        NaN when every example was skipped (the score is undefined).
+    MetricResult
+        ``value`` (NaN when every example was skipped: the score is undefined), ``per_clip``
+        (the evaluated examples' MSEs, in order), ``n_evaluated`` and ``n_skipped``.
     """
     if on_length_mismatch not in ("skip", "raise"):
         raise ValueError(
@@ -543,8 +539,6 @@ def embedding_mse(
         dtype=np.float64,
     )
     value = float(per_example.mean()) if per_example.size else math.nan
-    if not return_details:
-        return value
     return MetricResult(
         name="embedding_mse",
         value=value,
@@ -587,7 +581,7 @@ def reconstruction_embedding_scores(
     X = np.concatenate(refs, axis=0)
     Y = np.concatenate(recs, axis=0)
     bandwidth = median_pairwise_distance(Y)
-    mse = embedding_mse(refs, recs, return_details=True)
+    mse = embedding_mse_details(refs, recs)
     return {
         "fad": frechet_audio_distance(X, Y, covariance_eps=FAD_COVARIANCE_EPS),
         "kad": kernel_audio_distance(X, Y, kernel=kernel, bandwidth=bandwidth),
@@ -680,25 +674,14 @@ def _si_sdr_one(
     return 10.0 * math.log10(target_energy / noise_energy)
 
 
-@overload
-def si_sdr(
-    references: object,
-    estimates: object,
-    *,
-    zero_mean: bool = ...,
-    return_details: Literal[False] = ...,
-) -> float: ...
-@overload
-def si_sdr(
-    references: object, estimates: object, *, zero_mean: bool = ..., return_details: Literal[True]
-) -> MetricResult: ...
-def si_sdr(
-    references: object,
-    estimates: object,
-    *,
-    zero_mean: bool = True,
-    return_details: bool = False,
-) -> float | MetricResult:
+def si_sdr(references: object, estimates: object, *, zero_mean: bool = True) -> float:
+    """Mean scale-invariant SDR in dB over clips: the value of :func:`si_sdr_details`."""
+    return si_sdr_details(references, estimates, zero_mean=zero_mean).value
+
+
+def si_sdr_details(
+    references: object, estimates: object, *, zero_mean: bool = True
+) -> MetricResult:
     """Mean scale-invariant SDR in dB over clips (see the module docstring).
 
     Parameters
@@ -721,33 +704,9 @@ def si_sdr(
     per_clip = np.array(
         [_si_sdr_one(ref, est, i, bool(zero_mean)) for i, (ref, est) in enumerate(pairs)]
     )
-    return _result("si_sdr", per_clip, return_details)
+    return _result("si_sdr", per_clip)
 
 
-@overload
-def log_mel_distance(
-    references: object,
-    reconstructions: object,
-    sample_rate: int,
-    *,
-    n_fft: int = ...,
-    hop: int = ...,
-    n_mels: int = ...,
-    fmax: float | None = ...,
-    return_details: Literal[False] = ...,
-) -> float: ...
-@overload
-def log_mel_distance(
-    references: object,
-    reconstructions: object,
-    sample_rate: int,
-    *,
-    n_fft: int = ...,
-    hop: int = ...,
-    n_mels: int = ...,
-    fmax: float | None = ...,
-    return_details: Literal[True],
-) -> MetricResult: ...
 def log_mel_distance(
     references: object,
     reconstructions: object,
@@ -757,8 +716,23 @@ def log_mel_distance(
     hop: int = 256,
     n_mels: int = 128,
     fmax: float | None = None,
-    return_details: bool = False,
-) -> float | MetricResult:
+) -> float:
+    """Mean absolute log-mel difference in dB: the value of :func:`log_mel_distance_details`."""
+    return log_mel_distance_details(
+        references, reconstructions, sample_rate, n_fft=n_fft, hop=hop, n_mels=n_mels, fmax=fmax
+    ).value
+
+
+def log_mel_distance_details(
+    references: object,
+    reconstructions: object,
+    sample_rate: int,
+    *,
+    n_fft: int = 512,
+    hop: int = 256,
+    n_mels: int = 128,
+    fmax: float | None = None,
+) -> MetricResult:
     """Mean absolute log-mel difference in dB, averaged over frames, bands, then clips; ≥ 0.
 
     Each waveform goes through ``log_mel_spectrogram(wave, sample_rate, n_fft=n_fft, hop=hop,
@@ -783,7 +757,7 @@ def log_mel_distance(
         mel_ref = log_mel_spectrogram(ref, int(sample_rate), **options).astype(np.float64)
         mel_rec = log_mel_spectrogram(rec, int(sample_rate), **options).astype(np.float64)
         per_clip[position] = float(np.abs(mel_ref - mel_rec).mean())
-    return _result("log_mel_distance", per_clip, return_details)
+    return _result("log_mel_distance", per_clip)
 
 
 def bits_per_second(n_codebooks: int, codebook_size: int, frame_rate: float) -> float:

@@ -30,11 +30,10 @@ import torch
 from audiobench.metrics.retrieval import (
     OnMissing,
     RankedPairs,
-    check_cutoff,
     check_on_missing,
     metrics_from_ranks,
 )
-from audiobench.metrics.validation import describe_clips
+from audiobench.metrics.validation import check_positive_int, describe_clips
 
 __all__ = ["reranking_scores", "top_candidates"]
 
@@ -122,7 +121,7 @@ def reranking_scores(
         ``n_skipped_no_relevant``.
     """
     check_on_missing(on_missing)
-    ndcg_k = check_cutoff(ndcg_k, "ndcg_k")
+    ndcg_k = check_positive_int(ndcg_k, "ndcg_k")
     score_lists = _per_query(scores, "scores")
     relevance_lists = _per_query(relevance, "relevance")
     if len(score_lists) != len(relevance_lists):

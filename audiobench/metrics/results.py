@@ -1,10 +1,10 @@
-"""The detailed result every metric function returns when called with ``return_details=True``.
+"""The detailed result of a metric: what every ``*_details`` function returns.
 
-By default each metric returns just its value as a float; ``return_details=True`` returns a
-:class:`MetricResult` instead, with the counts the protocol asks to report (for GSR:
-``gsr``, ``gsr_raw``, ``n_evaluated``, ``n_skipped``) and the per-clip scores the value is the
-mean of (which the bootstrap resamples). The same flag and the same class for every metric keep
-the API uniform.
+Each metric comes as a pair with the same arguments: ``gsr(D, labels)`` returns just the value
+as a float, ``gsr_details(D, labels)`` a :class:`MetricResult` with the counts the protocol asks
+to report (for GSR: ``gsr``, ``gsr_raw``, ``n_evaluated``, ``n_skipped``) and the per-clip
+scores the value is the mean of (which the bootstrap resamples). The scalar function is the
+details function's ``.value``; one class for every metric keeps the API uniform.
 """
 
 from __future__ import annotations

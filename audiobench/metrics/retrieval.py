@@ -37,13 +37,20 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import torch
 
-from audiobench.metrics.runtime import limited_cpu_threads
-from audiobench.metrics.validation import describe_clips, invalid_clips_error
+if TYPE_CHECKING:
+    import torch
+
+from audiobench.metrics.runtime import is_tensor, limited_cpu_threads
+from audiobench.metrics.validation import (
+    check_ks,
+    check_positive_int,
+    describe_clips,
+    invalid_clips_error,
+)
 
 __all__ = [
     "OnMissing",
@@ -73,15 +80,9 @@ def check_on_missing(on_missing: str) -> None:
         raise ValueError(f"on_missing must be 'raise' or 'skip', got {on_missing!r}")
 
 
-def check_cutoff(k: int, name: str = "k") -> int:
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"{name} must be a positive integer, got {k!r}")
-    return int(k)
-
-
 def real_matrix(values: object, name: str) -> np.ndarray:
     """A finite 2-D float array (float32/float64 kept, else float64), at least 1 × 1."""
-    if isinstance(values, torch.Tensor):
+    if is_tensor(values):
         values = values.detach().cpu().numpy()
     array = np.asarray(values)
     if array.ndim != 2:
@@ -131,7 +132,7 @@ def relevance_pairs(
 
     ``n_docs`` comes back as given, or as the matrix's column count when relevance is a matrix.
     """
-    if isinstance(relevance, torch.Tensor):
+    if is_tensor(relevance):
         relevance = relevance.detach().cpu().numpy()
     if isinstance(relevance, np.ndarray):
         if relevance.ndim != 2:
@@ -276,7 +277,7 @@ def ranks_from_ranking(ranking: np.ndarray, query: np.ndarray, doc: np.ndarray) 
 
 
 def _ranking_matrix(ranking: object, n_docs: int | None) -> np.ndarray:
-    if isinstance(ranking, torch.Tensor):
+    if is_tensor(ranking):
         ranking = ranking.detach().cpu().numpy()
     array = np.asarray(ranking)
     if array.ndim != 2 or array.shape[0] < 1 or array.shape[1] < 1:
@@ -318,7 +319,7 @@ def ranked_pairs(
         ranks = ranks_from_scores(matrix, query, doc)
         return RankedPairs(query, ranks, gain, matrix.shape[0]), None
     n_docs = None
-    if isinstance(relevance, np.ndarray | torch.Tensor) and len(relevance.shape) == 2:
+    if (isinstance(relevance, np.ndarray) or is_tensor(relevance)) and len(relevance.shape) == 2:
         n_docs = int(relevance.shape[1])
     rows = _ranking_matrix(ranking, n_docs)
     query, doc, gain, n_docs = relevance_pairs(relevance, rows.shape[0], n_docs)
@@ -378,6 +379,8 @@ def metrics_from_ranks(
         return np.bincount(group, weights=values, minlength=evaluated.size)
 
     best = rank[starts]
+    # By rank, not sklearn.metrics.average_precision_score per query: that one lets tied scores
+    # enter together instead of ranking them by lower index, and needs every query's full row.
     per_query: dict[str, np.ndarray] = {
         "mrr": 1.0 / best,
         "map": per_query_sum(position / rank) / size,
@@ -386,6 +389,8 @@ def metrics_from_ranks(
         per_query[f"hit@{k}"] = (best <= k).astype(np.float64)
         per_query[f"recall@{k}"] = per_query_sum((rank <= k).astype(np.float64)) / size
     if ndcg_ks:
+        # Not sklearn.metrics.ndcg_score: it averages the gains of tied scores (or orders them
+        # arbitrarily), not by lower index, needs dense matrices and cannot take a ranking.
         discount = np.where(np.isfinite(rank), 1.0 / np.log2(rank + 1.0), 0.0)
         ideal_order = np.lexsort((-gain, query))
         ideal_gain = gain[ideal_order]
@@ -399,10 +404,7 @@ def metrics_from_ranks(
 
 
 def _cutoffs(ks: Sequence[int]) -> tuple[int, ...]:
-    checked = tuple(check_cutoff(k) for k in ks)
-    if not checked:
-        raise ValueError("ks must not be empty")
-    return tuple(dict.fromkeys(checked))
+    return tuple(dict.fromkeys(check_ks(ks)))
 
 
 def retrieval_scores(
@@ -440,7 +442,7 @@ def retrieval_scores(
         over the evaluated queries), ``n_queries`` (evaluated) and ``n_skipped``.
     """
     checked = _cutoffs(ks)
-    ndcg_k = check_cutoff(ndcg_k, "ndcg_k")
+    ndcg_k = check_positive_int(ndcg_k, "ndcg_k")
     pairs, _ = ranked_pairs(relevance, scores, ranking, (*checked, ndcg_k))
     per_query, evaluated = metrics_from_ranks(
         pairs, ks=checked, ndcg_ks=(ndcg_k,), on_missing=on_missing
@@ -502,7 +504,7 @@ def hit_at_k(
     on_missing: OnMissing = "raise",
 ) -> float:
     """Fraction of queries with a relevant document in their top k, in [0, 1]."""
-    k = check_cutoff(k)
+    k = check_positive_int(k)
     return _single(f"hit@{k}", relevance, scores, ranking, on_missing, ks=(k,))
 
 
@@ -515,7 +517,7 @@ def recall_at_k(
     on_missing: OnMissing = "raise",
 ) -> float:
     """Mean over queries of |relevant ∩ top k| / |relevant|, in [0, 1]."""
-    k = check_cutoff(k)
+    k = check_positive_int(k)
     return _single(f"recall@{k}", relevance, scores, ranking, on_missing, ks=(k,))
 
 
@@ -528,7 +530,7 @@ def ndcg_at_k(
     on_missing: OnMissing = "raise",
 ) -> float:
     """Mean nDCG@k (linear gains, log2(rank + 1) discount), in [0, 1]."""
-    k = check_cutoff(k)
+    k = check_positive_int(k)
     return _single(f"ndcg@{k}", relevance, scores, ranking, on_missing, ndcg_ks=(k,))
 
 
@@ -536,7 +538,7 @@ def ndcg_at_k(
 
 
 def _embedding_matrix(values: object, name: str) -> np.ndarray:
-    if isinstance(values, torch.Tensor):
+    if is_tensor(values):
         values = values.detach().cpu().numpy()
     array = np.asarray(values)
     if array.ndim != 2 or array.shape[0] < 1 or array.shape[1] < 1:
@@ -563,6 +565,8 @@ def _prepare(array: np.ndarray, name: str, metric: str) -> np.ndarray:
 
 def _deterministic_top(similarity: torch.Tensor, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The k best columns of each row: decreasing value, ties by lower column index."""
+    import torch
+
     kth = torch.topk(similarity, k, dim=1).values[:, -1:]
     rows, columns = torch.nonzero(similarity >= kth, as_tuple=True)  # row-major
     values = similarity[rows, columns].numpy()
@@ -613,6 +617,8 @@ def top_k(
     ImportError
         ``index="faiss"`` without faiss-cpu installed (``pip install 'audiobench[faiss]'``).
     """
+    import torch
+
     if metric not in ("cosine", "dot", "euclidean"):
         raise ValueError(f"metric must be 'cosine', 'dot' or 'euclidean', got {metric!r}")
     if index not in ("exact", "faiss"):
@@ -623,11 +629,11 @@ def top_k(
         raise ValueError(
             f"query embeddings have dimension {queries.shape[1]}, documents {docs.shape[1]}"
         )
-    k = check_cutoff(k)
+    k = check_positive_int(k)
     if k > docs.shape[0]:
         raise ValueError(f"k = {k} exceeds the number of documents ({docs.shape[0]})")
     if batch_size is not None:
-        batch_size = check_cutoff(batch_size, "batch_size")
+        batch_size = check_positive_int(batch_size, "batch_size")
     q32 = _prepare(queries, "query embeddings", metric)
     d32 = _prepare(docs, "document embeddings", metric)
     if index == "faiss":

@@ -22,8 +22,6 @@ Scores are computed with one exact pass over D (:mod:`audiobench.metrics.class_s
 
 from __future__ import annotations
 
-from typing import Literal, overload
-
 import torch
 
 from audiobench.metrics.class_statistics import ClassStatistics, class_statistics
@@ -82,32 +80,13 @@ def _result(name: str, value: float, kept: ClassFilter, **fields: object) -> Met
     )
 
 
-@overload
-def gsr(
-    D: object,
-    labels: object,
-    min_class_size: int = ...,
-    *,
-    return_details: Literal[False] = ...,
-    device: str | torch.device | None = ...,
-) -> float: ...
-@overload
-def gsr(
-    D: object,
-    labels: object,
-    min_class_size: int = ...,
-    *,
-    return_details: Literal[True],
-    device: str | torch.device | None = ...,
-) -> MetricResult: ...
 def gsr(
     D: object,
     labels: object,
     min_class_size: int = 2,
     *,
-    return_details: bool = False,
     device: str | torch.device | None = None,
-) -> float | MetricResult:
+) -> float:
     """Global Separation Rate in [0, 1] (higher is better; tables show it ×100).
 
     Parameters
@@ -118,9 +97,6 @@ def gsr(
         One label per clip, any hashable; ``None`` (or NaN) for unlabelled clips.
     min_class_size:
         Classes with fewer labelled clips are excluded (and counted).
-    return_details:
-        Return a :class:`MetricResult` with ``raw`` (= gsr_raw), ``n_evaluated``,
-        ``n_skipped`` and the per-clip ``s_i``, instead of the float.
     device:
         torch device for the computation (default CPU).
 
@@ -129,6 +105,18 @@ def gsr(
     InsufficientClassesError
         If fewer than two classes remain after filtering.
     """
+    return gsr_details(D, labels, min_class_size, device=device).value
+
+
+def gsr_details(
+    D: object,
+    labels: object,
+    min_class_size: int = 2,
+    *,
+    device: str | torch.device | None = None,
+) -> MetricResult:
+    """:func:`gsr` as a :class:`MetricResult`: ``raw`` (= gsr_raw), ``n_evaluated``,
+    ``n_skipped``, the excluded classes and clips, and the per-clip ``s_i`` as ``per_clip``."""
     with limited_cpu_threads():
         matrix, kept, members, codes, sizes = _filtered(D, labels, min_class_size, device)
         stats = class_statistics(matrix, codes, sizes, members)
@@ -137,12 +125,9 @@ def gsr(
         raw, count = mean_separation(scores, evaluated)
     raw_value = float(raw[0])
     n_evaluated = int(count[0])
-    value = (raw_value + 1.0) / 2.0
-    if not return_details:
-        return value
     return _result(
         "gsr",
-        value,
+        (raw_value + 1.0) / 2.0,
         kept,
         raw=raw_value,
         n_evaluated=n_evaluated,
@@ -167,44 +152,31 @@ def csr_from_statistics(stats: ClassStatistics, codes: torch.Tensor, sizes: torc
     return float((counts * separation).sum() / counts.sum())
 
 
-@overload
-def csr(
-    D: object,
-    labels: object,
-    min_class_size: int = ...,
-    *,
-    return_details: Literal[False] = ...,
-    device: str | torch.device | None = ...,
-) -> float: ...
-@overload
-def csr(
-    D: object,
-    labels: object,
-    min_class_size: int = ...,
-    *,
-    return_details: Literal[True],
-    device: str | torch.device | None = ...,
-) -> MetricResult: ...
 def csr(
     D: object,
     labels: object,
     min_class_size: int = 2,
     *,
-    return_details: bool = False,
     device: str | torch.device | None = None,
-) -> float | MetricResult:
-    """Class Separation Ratio in [0, 1] (higher is better). Parameters as :func:`gsr`.
+) -> float:
+    """Class Separation Ratio in [0, 1] (higher is better). Parameters as :func:`gsr`."""
+    return csr_details(D, labels, min_class_size, device=device).value
 
-    The detailed result's ``raw`` is the weighted mean of ``sep_c`` before ``(raw + 1) / 2``.
-    """
+
+def csr_details(
+    D: object,
+    labels: object,
+    min_class_size: int = 2,
+    *,
+    device: str | torch.device | None = None,
+) -> MetricResult:
+    """:func:`csr` as a :class:`MetricResult`; ``raw`` is the weighted mean of ``sep_c``
+    before ``(raw + 1) / 2``."""
     with limited_cpu_threads():
         matrix, kept, members, codes, sizes = _filtered(D, labels, min_class_size, device)
         stats = class_statistics(matrix, codes, sizes, members, intra_max=True)
         raw = csr_from_statistics(stats, codes, sizes)
-    value = (raw + 1.0) / 2.0
-    if not return_details:
-        return value
-    return _result("csr", value, kept, raw=raw, n_evaluated=int(codes.shape[0]))
+    return _result("csr", (raw + 1.0) / 2.0, kept, raw=raw, n_evaluated=int(codes.shape[0]))
 
 
 def class_means(pair_sums: torch.Tensor, sizes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -241,75 +213,56 @@ def _class_pair_metric(
     D: object,
     labels: object,
     min_class_size: int,
-    return_details: bool,
     device: str | torch.device | None,
-) -> float | MetricResult:
+) -> MetricResult:
     with limited_cpu_threads():
         matrix, kept, members, codes, sizes = _filtered(D, labels, min_class_size, device)
         stats = class_statistics(matrix, codes, sizes, members, class_pair_sums=True)
         assert stats.class_pair_sums is not None
         intra, inter = class_means(stats.class_pair_sums, sizes)
         value = cs_from_means(intra, inter) if name == "cs" else cscf_from_means(intra, inter)
-    if not return_details:
-        return value
     return _result(name, value, kept, n_evaluated=int(codes.shape[0]))
 
 
-@overload
-def cs(
-    D: object,
-    labels: object,
-    min_class_size: int = ...,
-    *,
-    return_details: Literal[False] = ...,
-    device: str | torch.device | None = ...,
-) -> float: ...
-@overload
-def cs(
-    D: object,
-    labels: object,
-    min_class_size: int = ...,
-    *,
-    return_details: Literal[True],
-    device: str | torch.device | None = ...,
-) -> MetricResult: ...
 def cs(
     D: object,
     labels: object,
     min_class_size: int = 2,
     *,
-    return_details: bool = False,
     device: str | torch.device | None = None,
-) -> float | MetricResult:
+) -> float:
     """CS ("F-value"), raw: lower is better (tables show 1 − CS). Parameters as :func:`gsr`."""
-    return _class_pair_metric("cs", D, labels, min_class_size, return_details, device)
+    return _class_pair_metric("cs", D, labels, min_class_size, device).value
 
 
-@overload
-def cscf(
+def cs_details(
     D: object,
     labels: object,
-    min_class_size: int = ...,
+    min_class_size: int = 2,
     *,
-    return_details: Literal[False] = ...,
-    device: str | torch.device | None = ...,
-) -> float: ...
-@overload
-def cscf(
-    D: object,
-    labels: object,
-    min_class_size: int = ...,
-    *,
-    return_details: Literal[True],
-    device: str | torch.device | None = ...,
-) -> MetricResult: ...
+    device: str | torch.device | None = None,
+) -> MetricResult:
+    """:func:`cs` as a :class:`MetricResult` (with the excluded classes and clips)."""
+    return _class_pair_metric("cs", D, labels, min_class_size, device)
+
+
 def cscf(
     D: object,
     labels: object,
     min_class_size: int = 2,
     *,
-    return_details: bool = False,
     device: str | torch.device | None = None,
-) -> float | MetricResult:
+) -> float:
     """CSCF, raw: lower is better (tables show 1 − CSCF). Parameters as :func:`gsr`."""
-    return _class_pair_metric("cscf", D, labels, min_class_size, return_details, device)
+    return _class_pair_metric("cscf", D, labels, min_class_size, device).value
+
+
+def cscf_details(
+    D: object,
+    labels: object,
+    min_class_size: int = 2,
+    *,
+    device: str | torch.device | None = None,
+) -> MetricResult:
+    """:func:`cscf` as a :class:`MetricResult` (with the excluded classes and clips)."""
+    return _class_pair_metric("cscf", D, labels, min_class_size, device)

@@ -17,8 +17,6 @@ results match ``silhouette_score(..., sample_size=size, random_state=seed)``.
 
 from __future__ import annotations
 
-from typing import Literal, overload
-
 import numpy as np
 import torch
 
@@ -69,28 +67,6 @@ def silhouette_of_members(
     return float(scores.mean()), scores.cpu().numpy(), int(codes.shape[0])
 
 
-@overload
-def silhouette(
-    D: object,
-    labels: object,
-    min_class_size: int = ...,
-    *,
-    sample_size: int | None = ...,
-    seed: int = ...,
-    return_details: Literal[False] = ...,
-    device: str | torch.device | None = ...,
-) -> float: ...
-@overload
-def silhouette(
-    D: object,
-    labels: object,
-    min_class_size: int = ...,
-    *,
-    sample_size: int | None = ...,
-    seed: int = ...,
-    return_details: Literal[True],
-    device: str | torch.device | None = ...,
-) -> MetricResult: ...
 def silhouette(
     D: object,
     labels: object,
@@ -98,9 +74,8 @@ def silhouette(
     *,
     sample_size: int | None = SILHOUETTE_SAMPLE_SIZE,
     seed: int = 0,
-    return_details: bool = False,
     device: str | torch.device | None = None,
-) -> float | MetricResult:
+) -> float:
     """Mean silhouette coefficient in [−1, 1] (higher is better).
 
     Parameters
@@ -112,9 +87,22 @@ def silhouette(
         (``None``: never sample).
     seed:
         Seed of the sample.
-    return_details:
-        Return a :class:`MetricResult` (per-sample silhouettes) instead of the float.
     """
+    return silhouette_details(
+        D, labels, min_class_size, sample_size=sample_size, seed=seed, device=device
+    ).value
+
+
+def silhouette_details(
+    D: object,
+    labels: object,
+    min_class_size: int = 2,
+    *,
+    sample_size: int | None = SILHOUETTE_SAMPLE_SIZE,
+    seed: int = 0,
+    device: str | torch.device | None = None,
+) -> MetricResult:
+    """:func:`silhouette` as a :class:`MetricResult`, with the per-sample silhouettes."""
     with limited_cpu_threads():
         matrix, encoded = validate_labelled_matrix(D, labels, resolve_device(device))
         kept = filter_classes(encoded, min_class_size)
@@ -127,8 +115,6 @@ def silhouette(
             sample_size=sample_size,
             seed=seed,
         )
-    if not return_details:
-        return value
     return MetricResult(
         name="silhouette",
         value=value,

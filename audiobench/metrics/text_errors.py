@@ -24,13 +24,20 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Hashable, Sequence
-from typing import Literal, overload
+from typing import Literal
 
 import numpy as np
 
 from audiobench.metrics.results import MetricResult
 
-__all__ = ["character_error_rate", "edit_distance", "normalize_text", "word_error_rate"]
+__all__ = [
+    "character_error_rate",
+    "character_error_rate_details",
+    "edit_distance",
+    "normalize_text",
+    "word_error_rate",
+    "word_error_rate_details",
+]
 
 
 def normalize_text(text: str, *, lowercase: bool = True, strip_punctuation: bool = False) -> str:
@@ -128,71 +135,53 @@ def _error_rate(
     )
 
 
-@overload
-def word_error_rate(
-    references: str | Sequence[str],
-    hypotheses: str | Sequence[str],
-    *,
-    lowercase: bool = ...,
-    strip_punctuation: bool = ...,
-    return_details: Literal[False] = ...,
-) -> float: ...
-@overload
-def word_error_rate(
-    references: str | Sequence[str],
-    hypotheses: str | Sequence[str],
-    *,
-    lowercase: bool = ...,
-    strip_punctuation: bool = ...,
-    return_details: Literal[True],
-) -> MetricResult: ...
 def word_error_rate(
     references: str | Sequence[str],
     hypotheses: str | Sequence[str],
     *,
     lowercase: bool = True,
     strip_punctuation: bool = False,
-    return_details: bool = False,
-) -> float | MetricResult:
+) -> float:
     """Corpus-level WER = Σ word edits / Σ reference words, ≥ 0 (may exceed 1).
 
     ``references`` and ``hypotheses``: one string each, or equal-length sequences of strings.
-    ``return_details=True`` gives a :class:`MetricResult` with ``extras`` ``edits`` and
-    ``reference_length`` (and ``n_evaluated`` = number of pairs).
     """
-    result = _error_rate(references, hypotheses, "word", lowercase, strip_punctuation)
-    return result if return_details else result.value
+    return _error_rate(references, hypotheses, "word", lowercase, strip_punctuation).value
 
 
-@overload
-def character_error_rate(
+def word_error_rate_details(
     references: str | Sequence[str],
     hypotheses: str | Sequence[str],
     *,
-    lowercase: bool = ...,
-    strip_punctuation: bool = ...,
-    return_details: Literal[False] = ...,
-) -> float: ...
-@overload
-def character_error_rate(
-    references: str | Sequence[str],
-    hypotheses: str | Sequence[str],
-    *,
-    lowercase: bool = ...,
-    strip_punctuation: bool = ...,
-    return_details: Literal[True],
-) -> MetricResult: ...
+    lowercase: bool = True,
+    strip_punctuation: bool = False,
+) -> MetricResult:
+    """:func:`word_error_rate` as a :class:`MetricResult` with ``extras`` ``edits`` and
+    ``reference_length`` (and ``n_evaluated`` = number of pairs)."""
+    return _error_rate(references, hypotheses, "word", lowercase, strip_punctuation)
+
+
 def character_error_rate(
     references: str | Sequence[str],
     hypotheses: str | Sequence[str],
     *,
     lowercase: bool = True,
     strip_punctuation: bool = False,
-    return_details: bool = False,
-) -> float | MetricResult:
+) -> float:
     """Corpus-level CER = Σ character edits / Σ reference characters (single spaces count).
 
-    Same arguments and details as :func:`word_error_rate`.
+    Same arguments as :func:`word_error_rate`.
     """
-    result = _error_rate(references, hypotheses, "char", lowercase, strip_punctuation)
-    return result if return_details else result.value
+    return _error_rate(references, hypotheses, "char", lowercase, strip_punctuation).value
+
+
+def character_error_rate_details(
+    references: str | Sequence[str],
+    hypotheses: str | Sequence[str],
+    *,
+    lowercase: bool = True,
+    strip_punctuation: bool = False,
+) -> MetricResult:
+    """:func:`character_error_rate` as a :class:`MetricResult` (same details as
+    :func:`word_error_rate_details`)."""
+    return _error_rate(references, hypotheses, "char", lowercase, strip_punctuation)

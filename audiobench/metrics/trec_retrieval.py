@@ -40,13 +40,8 @@ from typing import Literal
 
 import numpy as np
 
-from audiobench.metrics.retrieval import (
-    check_cutoff,
-    ranks_from_scores,
-    real_matrix,
-    relevance_pairs,
-)
-from audiobench.metrics.validation import describe_clips
+from audiobench.metrics.retrieval import ranks_from_scores, real_matrix, relevance_pairs
+from audiobench.metrics.validation import check_ks, describe_clips
 
 __all__ = ["TREC_K_VALUES", "TREC_METRICS", "trec_retrieval_scores"]
 
@@ -159,9 +154,7 @@ def trec_retrieval_scores(
     """
     if on_missing not in ("raise", "zero", "skip"):
         raise ValueError(f"on_missing must be 'raise', 'zero' or 'skip', got {on_missing!r}")
-    if isinstance(k_values, int) or not k_values:
-        raise ValueError("k_values must be a non-empty sequence of cut-offs")
-    ks = sorted({check_cutoff(k, "k_values entry") for k in k_values})
+    ks = sorted(set(check_ks(k_values, name="k_values")))
     matrix = real_matrix(scores, "scores")
     n_queries, n_docs = matrix.shape
     query, doc, gain, _ = relevance_pairs(relevance, n_queries, n_docs)
@@ -201,6 +194,8 @@ def trec_retrieval_scores(
     q_sorted, r_sorted, g_sorted = query[by_rank], rank[by_rank], gain[by_rank]
     starts = np.searchsorted(q_sorted, np.arange(n_queries))
     position = np.arange(q_sorted.shape[0]) - starts[q_sorted] + 1.0
+    # Not sklearn.metrics.ndcg_score: ties go by decreasing document id here, and only the
+    # first max(k) documents are retrieved.
     # Ideal order: each query's grades in decreasing order.
     ideal = np.lexsort((-gain, query))
     ideal_gain = gain[ideal]

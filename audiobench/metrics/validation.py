@@ -6,17 +6,19 @@ clip id when ``ids`` were given, else by row index.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
+
+if TYPE_CHECKING:
+    import torch
 
 from audiobench.metrics.blocks import row_ranges
 from audiobench.metrics.errors import InvalidEmbeddingsError
 from audiobench.metrics.labels import EncodedLabels, encode_labels
-
-#: How many offending clips an error message lists before summarising the rest.
-MAX_LISTED_CLIPS: int = 10
+from audiobench.metrics.naming import MAX_LISTED_CLIPS as MAX_LISTED_CLIPS
+from audiobench.metrics.naming import describe_clips as describe_clips
 
 
 def clip_names(
@@ -32,13 +34,34 @@ def clip_names(
     return [ids[int(p)] for p in positions]
 
 
-def describe_clips(names: Sequence[str | int]) -> str:
-    """``"'a', 'b' and 3 more"``: at most :data:`MAX_LISTED_CLIPS` names, then a count."""
-    shown = ", ".join(
-        repr(name) if isinstance(name, str) else str(name) for name in names[:MAX_LISTED_CLIPS]
-    )
-    rest = len(names) - MAX_LISTED_CLIPS
-    return f"{shown} and {rest} more" if rest > 0 else shown
+def check_positive_int(value: object, name: str = "k") -> int:
+    """``value`` as an ``int``, checked to be a positive integer (``bool`` is refused)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def check_ks(
+    ks: Iterable[int], n_labelled: int | None = None, *, name: str = "ks"
+) -> tuple[int, ...]:
+    """Validate neighbour counts or rank cut-offs: a non-empty sequence of positive integers.
+
+    With ``n_labelled`` (precision@k among labelled clips) each k must also be at most
+    ``n_labelled − 1``. Order and repeats are kept; callers that need unique cut-offs drop
+    repeats themselves.
+    """
+    if isinstance(ks, int | np.integer | str | bytes):
+        raise ValueError(f"{name} must be a sequence of positive integers, got {ks!r}")
+    checked = tuple(check_positive_int(k) for k in ks)
+    if not checked:
+        raise ValueError(
+            f"{name} must not be empty: expected a non-empty sequence of positive integers"
+        )
+    if n_labelled is not None:
+        for k in checked:
+            if k > n_labelled - 1:
+                raise ValueError(f"P@{k} needs more than {k} labelled clips, got {n_labelled}")
+    return checked
 
 
 def invalid_clips_error(
@@ -66,6 +89,8 @@ def validate_ids(ids: Sequence[object] | None, n_clips: int) -> list[str] | None
 
 
 def _to_numpy(values: object) -> np.ndarray:
+    import torch
+
     if isinstance(values, torch.Tensor):
         return values.detach().cpu().numpy()
     return np.asarray(values)
@@ -114,6 +139,8 @@ def validate_distance_matrix(D: object, device: torch.device) -> torch.Tensor:
     finite. Symmetry and the zero diagonal are not checked (that would cost a full pass); every
     metric excludes self-distances explicitly, so a non-zero diagonal does not change results.
     """
+    import torch
+
     if isinstance(D, torch.Tensor):
         tensor = D.detach()
     else:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Self
 
 import numpy as np
-from sklearn.metrics import average_precision_score
+from sklearn.metrics import accuracy_score, average_precision_score
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from audiobench.probes.data import (
@@ -273,8 +273,8 @@ class Probe(ABC):
         )
         if self.multilabel:
             predicted = self._predict_scores(inputs) >= self.threshold
-            return float(np.mean((predicted == targets.astype(bool)).all(axis=1)))
-        return float(np.mean(self._predict_codes(inputs) == targets))
+            return float(accuracy_score(targets.astype(bool), predicted))  # subset accuracy
+        return float(accuracy_score(targets, self._predict_codes(inputs)))
 
     def config(self) -> dict[str, Any]:
         """Hyper-parameters, grid, selection and chosen values, as plain JSON types."""
@@ -320,9 +320,7 @@ class Probe(ABC):
 
     def _progress_counter(self, total: int) -> ProgressCounter:
         """A counter of ``total`` steps reporting to this ``fit`` call's callback."""
-        return ProgressCounter(
-            self.name, total, self._progress, selection_metric(self.multilabel)
-        )
+        return ProgressCounter(self.name, total, self._progress, selection_metric(self.multilabel))
 
     def _validate(self, X: object, what: str) -> Inputs:
         if self.level == "vector":
@@ -359,7 +357,7 @@ def selection_score(
     """
     if targets.ndim == 1:
         codes = np.argmax(scores, axis=1) if predicted_codes is None else predicted_codes
-        return float(np.mean(codes == targets))
+        return float(accuracy_score(targets, codes))
     if not targets.any():
         return math.nan
     return float(average_precision_score(targets, scores, average="micro"))

@@ -14,7 +14,7 @@ Labels come in two forms:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -191,10 +191,6 @@ def _as_indicator(y: object, n: int, what: str, n_classes: int | None) -> np.nda
     return np.ascontiguousarray(matrix, dtype=np.float32)
 
 
-def _describe_classes(classes: Sequence[Hashable]) -> str:
-    return describe_clips([c if isinstance(c, str | int) else str(c) for c in classes])
-
-
 def encode_train_labels(
     y: object, n: int, *, multilabel: bool, what: str = "y"
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -220,7 +216,7 @@ def encode_train_labels(
         if absent:
             raise MissingClassError(
                 f"{len(absent)} class(es) have no positive clip in the training data "
-                f"(columns: {_describe_classes(absent)}); a probe cannot learn them",
+                f"(columns: {describe_clips(absent)}); a probe cannot learn them",
                 absent,
                 "train",
             )
@@ -233,7 +229,7 @@ def encode_train_labels(
     if classes.shape[0] < 2:
         raise InsufficientClassesError(
             f"the training labels hold {classes.shape[0]} class "
-            f"({_describe_classes(classes.tolist())}); a probe needs at least 2"
+            f"({describe_clips(classes.tolist())}); a probe needs at least 2"
         )
     return classes, codes.astype(np.int64).reshape(-1)
 
@@ -257,7 +253,7 @@ def encode_eval_labels(
     if unseen:
         raise MissingClassError(
             f"{len(unseen)} class(es) in the {split!r} split never appear in the training data: "
-            f"{_describe_classes(unseen)}",
+            f"{describe_clips(unseen)}",
             unseen,
             split,
         )

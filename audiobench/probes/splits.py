@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
 
-from audiobench.metrics.validation import describe_clips
+from audiobench.metrics.naming import describe_clips
 from audiobench.probes.errors import GroupLeakError, MissingClassError
 
 __all__ = [
@@ -95,10 +95,6 @@ class Split:
 # ---------------------------------------------------------------------- checks
 
 
-def _show(values: Sequence[Hashable]) -> str:
-    return describe_clips([v if isinstance(v, str | int) else str(v) for v in values])
-
-
 def _class_sets(
     labels: object, multilabel: bool, class_names: Sequence[Hashable] | None
 ) -> tuple[int, list[set[Hashable]]]:
@@ -123,7 +119,7 @@ def _as_list(values: object, what: str) -> list[Hashable]:
         i for i, v in enumerate(items) if v is None or (isinstance(v, float) and math.isnan(v))
     ]
     if missing:
-        raise ValueError(f"{what} is missing (None or NaN) for clips {_show(missing)}")
+        raise ValueError(f"{what} is missing (None or NaN) for clips {describe_clips(missing)}")
     return items
 
 
@@ -192,7 +188,7 @@ def check_split(
             if missing:
                 noun = "class" if len(missing) == 1 else "classes"
                 raise MissingClassError(
-                    f"{noun} {_show(missing)} in the {part} part of split {split.name!r} "
+                    f"{noun} {describe_clips(missing)} in the {part} part of split {split.name!r} "
                     f"never appear in its training part",
                     missing,
                     split.name,
@@ -219,8 +215,8 @@ def check_split(
             noun = "group" if len(leaks) == 1 else "groups"
             verb = "appears" if len(leaks) == 1 else "appear"
             raise GroupLeakError(
-                f"{noun} {_show(leaks)} of split {split.name!r} {verb} in more than one part "
-                f"(first in its {pair} parts)",
+                f"{noun} {describe_clips(leaks)} of split {split.name!r} {verb} in more than one "
+                f"part (first in its {pair} parts)",
                 leaks,
                 split.name,
             )
@@ -253,7 +249,7 @@ def split_from_labels(
     unknown = sorted({str(v) for v in values} - known - set(ignore))
     if unknown:
         raise ValueError(
-            f"unexpected split values {_show(unknown)}; expected {sorted(known)} "
+            f"unexpected split values {describe_clips(unknown)}; expected {sorted(known)} "
             f"(pass ignore=... to leave clips out on purpose)"
         )
     array = np.asarray([str(v) for v in values])
@@ -289,7 +285,7 @@ def fold_splits(
     values = _as_list(folds, "fold")
     distinct = sorted(set(values), key=lambda v: (str(type(v)), v))
     if len(distinct) < 2:
-        raise ValueError(f"need at least 2 folds, got {len(distinct)}: {_show(distinct)}")
+        raise ValueError(f"need at least 2 folds, got {len(distinct)}: {describe_clips(distinct)}")
     position = {fold: i for i, fold in enumerate(distinct)}
     codes = np.asarray([position[v] for v in values])
     splits = [

@@ -95,7 +95,7 @@ def render_sound(
     noise = rng.standard_normal(n) * np.sqrt(np.mean(wave**2) / 10 ** (snr_db / 10))
     wave = wave + noise
     wave *= 10 ** (_LOUDNESS[loudness] / 20) / max(float(np.max(np.abs(wave))), 1e-9)
-    return wave.astype(np.float32)
+    return np.asarray(wave, dtype=np.float32)
 
 
 def write_sound_files(

@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import soundfile as sf
-from scipy.signal import lfilter
 
 from audiobench.synthetic.writer import write_labels
 
@@ -127,6 +126,8 @@ def render_call(
         pieces.append(tone * env)
         pieces.append(np.zeros(int(note.gap * tempo * sample_rate)))
     wave = np.concatenate(pieces)
+    from scipy.signal import lfilter  # here, not at import: declaring a task must stay light
+
     # The individual's "vocal tract": one resonance with a personal centre and width.
     centre, bandwidth = individual_formant
     r = np.exp(-np.pi * bandwidth / sample_rate)
@@ -138,7 +139,7 @@ def render_call(
     noise *= np.sqrt(np.mean(wave**2) / 10 ** (snr_db / 10)) / max(np.std(noise), 1e-9)
     wave = wave + noise
     gain = 10 ** (rng.uniform(-18.0, -1.0) / 20) / max(np.max(np.abs(wave)), 1e-9)
-    return (wave * gain).astype(np.float32)
+    return np.asarray(wave * gain, dtype=np.float32)
 
 
 def write_dataset(
@@ -153,10 +154,10 @@ def write_dataset(
     ``subsets`` may be :class:`SubsetSpec` objects or plain mappings of their
     fields (what a task declares, so that declaring imports no numerics).
     """
-    subsets = [s if isinstance(s, SubsetSpec) else SubsetSpec(**s) for s in subsets]
+    specs = [s if isinstance(s, SubsetSpec) else SubsetSpec(**s) for s in subsets]
     directory.mkdir(parents=True, exist_ok=True)
     rows = []
-    for s_index, spec in enumerate(subsets):
+    for s_index, spec in enumerate(specs):
         rng = np.random.default_rng([seed, s_index])
         calls = sample_call_types(spec, rng)
         individuals = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,14 +16,16 @@ from audiobench.audio import Clip, FileAudioRef
 from audiobench.benchmark import get_benchmark
 from audiobench.cli import app
 from audiobench.families.perceptual_alignment import (
+    DISTANCES,
     PerceptualAlignmentTask,
     Trial,
     consistent_trials,
-    parse_main_score,
     read_probe_table,
     read_triplet_table,
 )
-from audiobench.metrics import InvalidEmbeddingsError
+from audiobench.leaderboard.validate import validate_file
+from audiobench.metrics import DISTANCE_METRICS, InvalidEmbeddingsError
+from audiobench.reports import parse_score_path
 from audiobench.results import load_result
 from audiobench.runner import CachedEmbedder, ProgressBar
 from audiobench.task import DatasetSource, Embedder, TaskFamily, TaskMetadata
@@ -39,12 +41,12 @@ class VectorEmbedder(Embedder):
         self.encoder = StatsEncoder()
         self.durations = {}
         self.vectors = {k: np.asarray(v, dtype=np.float64) for k, v in vectors.items()}
-        self.skip = set(skip)
+        self.left_out = set(skip)
 
     def embed(
         self, clips: Sequence[Clip], description: str, *, pooled: bool = True
     ) -> tuple[list[Clip], list[Any]]:
-        kept = [c for c in clips if c.id not in self.skip]
+        kept = [c for c in clips if c.id not in self.left_out]
         return kept, [self.vectors[c.id] for c in kept]
 
     def track(self, description: str, total: int, unit: str) -> ProgressBar:
@@ -66,8 +68,7 @@ class Judged(PerceptualAlignmentTask):
 class OnClips(Judged):
     """Trials only from clip metadata."""
 
-    triplet_file: ClassVar[str | None] = None
-    probe_file: ClassVar[str | None] = None
+    options = Judged.Options(triplet_file=None, probe_file=None)
 
 
 def clip(clip_id: str, **metadata: str) -> Clip:
@@ -103,7 +104,7 @@ def test_hand_computed_triplets_and_2afc(tmp_path: Path) -> None:
     task = Judged(dataset_path=tables(tmp_path / "judged"), n_bootstrap=200)
     out = task.evaluate(VectorEmbedder(VECTORS), [clip(k) for k in VECTORS])
     for distance in ("cosine", "euclidean"):  # same order of distances here
-        triplets = out.scores[distance]["triplet"]
+        triplets = out.scores["default"][distance]["triplet"]
         every = triplets["all"]
         assert (every["n"], every["n_correct"], every["n_ties"]) == (4, 2.5, 1)
         assert every["accuracy"] == 0.625
@@ -111,13 +112,13 @@ def test_hand_computed_triplets_and_2afc(tmp_path: Path) -> None:
         assert every["p_value"] == pytest.approx(11 / 16)
         assert triplets["high"]["n"] == 3 and triplets["high"]["n_correct"] == 2.5
         assert triplets["low"]["accuracy"] == 0.0
-        probes = out.scores[distance]["2afc"]["all"]
+        probes = out.scores["default"][distance]["2afc"]["all"]
         assert (probes["n"], probes["n_correct"], probes["accuracy"]) == (2, 1, 0.5)
         assert probes["p_value"] == pytest.approx(3 / 4)
     assert out.main_score == 0.625
-    low, high = out.scores["cosine"]["triplet"]["all"]["ci95"]
+    low, high = out.scores["default"]["cosine"]["triplet"]["all"]["ci95"]
     assert 0.0 <= low <= 0.625 <= high <= 1.0
-    counts = out.details["counts"]
+    counts = out.details["counts"]["default"]
     assert counts["triplet"] == {
         "declared": 5,
         "duplicates": 1,
@@ -126,20 +127,22 @@ def test_hand_computed_triplets_and_2afc(tmp_path: Path) -> None:
         "evaluated": 4,
     }
     assert counts["2afc"]["unanswered"] == 1 and counts["2afc"]["evaluated"] == 2
-    assert out.details["examples"]["unanswered"] == ["probes.csv line 4"]
-    assert PerceptualAlignmentTask.score_problems(out.scores) == []
+    assert out.details["examples"]["default"]["unanswered"] == ["probes.csv line 4"]
+    assert Judged.score_problems(out.scores) == []
+    assert Judged.score_problems(out.aggregates) == []
 
 
 def test_ties_count_half_in_both_kinds(tmp_path: Path) -> None:
     constant = {k: [1.0, 1.0] for k in VECTORS}
     task = Judged(dataset_path=tables(tmp_path / "t"), distances=["euclidean"], n_bootstrap=0)
     out = task.evaluate(VectorEmbedder(constant), [clip(k) for k in VECTORS])
-    assert out.scores["euclidean"]["triplet"]["all"]["accuracy"] == 0.5
-    assert out.scores["euclidean"]["2afc"]["all"]["n_ties"] == 2
-    assert out.scores["euclidean"]["2afc"]["all"]["accuracy"] == 0.5
-    assert out.scores["euclidean"]["triplet"]["all"]["ci95"] is None
+    scores = out.scores["default"]
+    assert scores["euclidean"]["triplet"]["all"]["accuracy"] == 0.5
+    assert scores["euclidean"]["2afc"]["all"]["n_ties"] == 2
+    assert scores["euclidean"]["2afc"]["all"]["accuracy"] == 0.5
+    assert scores["euclidean"]["triplet"]["all"]["ci95"] is None
     # The main score's distance (cosine) is always evaluated.
-    assert set(out.scores) == {"euclidean", "cosine"}
+    assert set(scores) == {"euclidean", "cosine"}
 
 
 def test_trials_on_clip_metadata() -> None:
@@ -151,9 +154,9 @@ def test_trials_on_clip_metadata() -> None:
     ]
     out = OnClips().evaluate(VectorEmbedder(VECTORS), clips)
     # c: d(c, d) = 0.5 vs d(c, a) = 0.5: a tie.
-    assert out.scores["cosine"]["triplet"]["all"]["n_correct"] == 1.5
-    assert out.scores["cosine"]["2afc"]["all"]["accuracy"] == 1.0
-    assert out.details["trial_sources"] == [{"source": "clip metadata", "n_rows": 3}]
+    assert out.scores["default"]["cosine"]["triplet"]["all"]["n_correct"] == 1.5
+    assert out.scores["default"]["cosine"]["2afc"]["all"]["accuracy"] == 1.0
+    assert out.details["trial_sources"]["default"] == [{"source": "clip metadata", "n_rows": 3}]
 
 
 def test_consistent_trials_vote_by_chosen_clip() -> None:
@@ -177,10 +180,10 @@ def test_vocsim_consistency_filter_in_scores(tmp_path: Path) -> None:
     probes = "left,right,sound_id,decision\n" + "c,b,a,Right\n" * 3 + "c,b,a,Left\n"
     task = Judged(dataset_path=tables(tmp_path / "v", probes=probes), n_bootstrap=0)
     out = task.evaluate(VectorEmbedder(VECTORS), [clip(k) for k in VECTORS])
-    probes_scores = out.scores["cosine"]["2afc"]
+    probes_scores = out.scores["default"]["cosine"]["2afc"]
     assert probes_scores["all"]["n"] == 4 and probes_scores["all"]["n_correct"] == 3
     assert probes_scores["consistent"]["n"] == 1 and probes_scores["consistent"]["accuracy"] == 1
-    assert out.details["counts"]["2afc"]["consistent"] == 1
+    assert out.details["counts"]["default"]["2afc"]["consistent"] == 1
 
 
 def test_missing_members_error_or_counted_skip(tmp_path: Path) -> None:
@@ -190,20 +193,24 @@ def test_missing_members_error_or_counted_skip(tmp_path: Path) -> None:
         Judged(dataset_path=root).evaluate(VectorEmbedder(VECTORS), clips)
 
     class Lenient(Judged):
-        missing_members = "skip"
+        options = Judged.Options(missing_members="skip")
 
     out = Lenient(dataset_path=root).evaluate(VectorEmbedder(VECTORS), clips)
-    assert out.details["counts"]["triplet"]["missing_members"] == 2
-    assert "triplets.csv line 4: (blank)" in out.details["examples"]["missing_members"]
-    assert out.scores["cosine"]["triplet"]["all"]["n"] == 1
+    assert out.details["counts"]["default"]["triplet"]["missing_members"] == 2
+    examples = out.details["examples"]["default"]
+    assert "triplets.csv line 4: (blank)" in examples["missing_members"]
+    assert out.scores["default"]["cosine"]["triplet"]["all"]["n"] == 1
 
     # Clips dropped by the embedder (--on-error skip) are always a counted skip.
     out = Judged(dataset_path=tables(tmp_path / "u")).evaluate(
         VectorEmbedder(VECTORS, skip=["d"]), clips
     )
-    assert out.details["counts"]["triplet"]["unembedded"] == 1
-    assert out.details["counts"]["2afc"]["unembedded"] == 1
-    assert out.details["examples"]["unembedded"] == ["triplets.csv line 5", "probes.csv line 3"]
+    assert out.details["counts"]["default"]["triplet"]["unembedded"] == 1
+    assert out.details["counts"]["default"]["2afc"]["unembedded"] == 1
+    assert out.details["examples"]["default"]["unembedded"] == [
+        "triplets.csv line 5",
+        "probes.csv line 3",
+    ]
 
 
 def test_bad_input_errors(tmp_path: Path) -> None:
@@ -223,7 +230,9 @@ def test_bad_input_errors(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"unknown distance"):
         Judged(distances=["manhattan"])
     with pytest.raises(ValueError, match=r"must read '<distance>:<kind>/<group>'"):
-        parse_main_score("cosine:accuracy")
+
+        class Unreadable(Judged):
+            metadata = Judged.metadata.model_copy(update={"main_score": "cosine:accuracy"})
 
 
 def test_table_readers_match_vocsim_headers(tmp_path: Path) -> None:
@@ -240,29 +249,31 @@ def test_table_readers_match_vocsim_headers(tmp_path: Path) -> None:
 
 def test_score_problems() -> None:
     report = {"accuracy": 0.5, "n": 4, "n_correct": 2.0, "n_ties": 0, "p_value": 0.6875}
-    good = {"cosine": {"triplet": {"all": {**report, "ci95": [0.25, 0.75]}}}}
-    assert PerceptualAlignmentTask.score_problems(good) == []
-    assert PerceptualAlignmentTask.score_problems({}) == []
+    good = {"default": {"cosine": {"triplet": {"all": {**report, "ci95": [0.25, 0.75]}}}}}
+    assert Judged.score_problems(good) == []
+    assert Judged.score_problems({}) == []
     bad = {
-        "manhattan": {},
-        "cosine": {
-            "triplets": {},
-            "2afc": {
-                "all": {**report, "accuracy": 0.9, "p_value": 2.0},
-                "high": {**report, "n_ties": 9, "ci95": [0.8, 0.2], "extra": 1},
+        "default": {
+            "manhattan": {},
+            "cosine": {
+                "triplets": {},
+                "2afc": {
+                    "all": {**report, "accuracy": 0.9, "p_value": 2.0},
+                    "high": {**report, "n_ties": 9, "ci95": [0.8, 0.2], "extra": 1},
+                },
             },
-        },
+        }
     }
-    assert PerceptualAlignmentTask.score_problems(bad) == [
-        "manhattan: unknown distance; known: cosine, euclidean, spearman",
-        "cosine.triplets: unknown trial kind; known: triplet, 2afc",
-        "cosine.2afc.all.p_value: 2.0 is outside [0, 1]",
-        "cosine.2afc.high.extra: unknown field",
+    assert Judged.score_problems(bad) == [
+        "default.manhattan: unknown distance 'manhattan'; known: cosine, euclidean, spearman",
+        "default.cosine.triplets: unknown trial kind; known: triplet, 2afc",
+        "default.cosine.2afc.all.p_value: Input should be less than or equal to 1, not 2.0",
+        "default.cosine.2afc.high.extra: unknown field",
     ]
-    problems = PerceptualAlignmentTask.score_problems(
-        {"cosine": {"2afc": {"all": {**report, "accuracy": 0.9}}}}
+    problems = Judged.score_problems(
+        {"default": {"cosine": {"2afc": {"all": {**report, "accuracy": 0.9}}}}}
     )
-    assert problems == ["cosine.2afc.all.accuracy: 0.9 is not n_correct / n"]
+    assert problems == ["default.cosine.2afc.all: accuracy 0.9 is not n_correct / n"]
 
 
 def test_declared_tasks_and_benchmark() -> None:
@@ -270,7 +281,7 @@ def test_declared_tasks_and_benchmark() -> None:
         task = registry.tasks.create(cls.metadata.name)
         assert isinstance(task, cls)
         assert task.metadata.family == TaskFamily.PERCEPTUAL_ALIGNMENT
-        assert parse_main_score(task.metadata.main_score) == ("cosine", "triplet", "all")
+        assert parse_score_path(task.metadata.main_score) == ("cosine", "triplet/all")
     source = AvianPerception.metadata.dataset
     assert (source.kind, source.revision) == ("huggingface", "main")
     assert source.path == "anonymous-submission000/vocsim-applications-avian-perception"
@@ -323,12 +334,12 @@ def test_avian_perception_on_a_hub_like_copy(tmp_path: Path) -> None:
     embedder = CachedEmbedder(registry.models.create("log-mel", pooling="mean_time"), None)
     out = task.evaluate(embedder, clips)
     assert out.main_score == 1.0
-    assert out.scores["cosine"]["2afc"]["all"]["n"] == 1
+    assert out.scores["default"]["cosine"]["2afc"]["all"]["n"] == 1
     # The published trials name syllables the audio may lack: skipped and counted, as VocSim.
-    assert out.details["counts"]["triplet"]["missing_members"] == 1
-    assert "'Gone_1.wav'" in out.details["examples"]["missing_members"]
+    assert out.details["counts"]["default"]["triplet"]["missing_members"] == 1
+    assert "'Gone_1.wav'" in out.details["examples"]["default"]["missing_members"]
     assert out.details["trial_key"] == "original_name"
-    assert PerceptualAlignmentTask.score_problems(out.scores) == []
+    assert AvianPerception.score_problems(out.scores) == []
 
 
 def test_cli_mock_with_log_mel(tmp_path: Path) -> None:
@@ -340,10 +351,16 @@ def test_cli_mock_with_log_mel(tmp_path: Path) -> None:
     args = ["evaluate", "--task", "MockPerceptualAlignment", "--model", "log-mel"]
     done = runner.invoke(app, [*args, "--output-dir", str(tmp_path), "--no-progress", "--no-flops"])
     assert done.exit_code == 0, done.stderr
-    result = load_result(tmp_path / "log-mel" / "v1" / "MockPerceptualAlignment.json")
-    main = result.scores["cosine"]["triplet"]["all"]
+    path = tmp_path / "log-mel" / "v1" / "MockPerceptualAlignment.json"
+    result = load_result(path)
+    main = result.scores["default"]["cosine"]["triplet"]["all"]
     assert result.main_score == main["accuracy"] and main["n"] == 36
     # The same call type is closer in log-mel space well above chance.
     assert main["accuracy"] > 0.6 and main["p_value"] < 0.05
-    assert result.scores["cosine"]["2afc"]["all"]["accuracy"] > 0.6
-    assert PerceptualAlignmentTask.score_problems(result.scores) == []
+    assert result.scores["default"]["cosine"]["2afc"]["all"]["accuracy"] > 0.6
+    assert MockPerceptualAlignment.score_problems(result.scores) == []
+    assert validate_file(path)[1] == []
+
+
+def test_distances_match_the_metrics_engine() -> None:
+    assert DISTANCES == DISTANCE_METRICS

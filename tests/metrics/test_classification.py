@@ -14,6 +14,7 @@ from audiobench.metrics import (
     balanced_accuracy,
     classification_scores,
     macro_average_precision,
+    macro_average_precision_details,
     macro_f1,
     multilabel_f1,
     top_k_accuracy,
@@ -151,7 +152,7 @@ def test_hand_computed_multilabel() -> None:
     assert ap[:2] == pytest.approx([1.0, 5 / 6])
     assert math.isnan(ap[2])
     assert macro_average_precision(YM, PM) == pytest.approx(11 / 12)
-    details = macro_average_precision(YM, PM, return_details=True)
+    details = macro_average_precision_details(YM, PM)
     assert (details.n_evaluated, details.n_skipped) == (2, 1)
     assert multilabel_f1(YM, PM) == pytest.approx(0.75)
     assert multilabel_f1(YM, PM, average="macro") == pytest.approx(5 / 9)
@@ -265,3 +266,55 @@ def test_multilabel_errors() -> None:
         multilabel_f1(YM, PM, threshold=float("nan"))
     with pytest.raises(ValueError, match="2 classes for 3 score columns"):
         classification_scores(YM, PM, multilabel=True, classes=["a", "b"])
+
+
+# --- Edge cases where scikit-learn (which computes these now) could differ from the definitions.
+
+
+def test_macro_f1_counts_a_true_class_that_is_never_predicted() -> None:
+    # Class 2 is true for sample 2 but never predicted: F1 0, and it is averaged in.
+    scores = np.array([[1.0, 0, 0], [0, 1.0, 0], [1.0, 0, 0]])
+    y = np.array([0, 1, 2])
+    # class 0: TP 1, FP 1 -> 2/3; class 1: 1; class 2: FN 1 -> 0.
+    assert macro_f1(y, scores) == pytest.approx((2 / 3 + 1 + 0) / 3)
+    assert balanced_accuracy(y, scores) == pytest.approx((1 + 1 + 0) / 3)
+
+
+def test_library_conventions_raise_no_warnings() -> None:
+    import warnings
+
+    # A class predicted but never true (balanced accuracy, F1), k >= C (top-k), a column
+    # without positives (mAP) and a class neither true nor predicted (multi-label macro F1).
+    scores = np.array([[0.0, 1.0, 0, 0], [0, 1.0, 0, 0], [1.0, 0, 0, 0]])
+    y = np.array([0, 1, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        balanced_accuracy(y, scores)
+        macro_f1(y, scores)
+        top_k_accuracy(y, scores, 4)
+        top_k_accuracy(y, scores, 9)
+        macro_average_precision(YM, PM)
+        multilabel_f1(YM, PM, average="macro")
+        multilabel_f1(YM, np.zeros_like(PM) + 0.9, average="macro")
+
+
+def test_top_k_with_two_classes_and_ties() -> None:
+    # Two columns are "binary" to scikit-learn; the column-index tie rule still holds.
+    scores = np.array([[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]])
+    y = np.array([1, 1, 1])
+    assert top_k_accuracy(y, scores, 1) == pytest.approx(1 / 3) == accuracy(y, scores)
+    assert top_k_accuracy(y, scores, 2) == 1.0
+    # Ties between the true class and a later column: the true (lower) column wins.
+    tied = np.array([[0.0, 0.7, 0.7, 0.7, 0.1]])
+    assert top_k_accuracy([1], tied, 1) == 1.0
+    assert top_k_accuracy([3], tied, 2) == 0.0
+    assert top_k_accuracy([3], tied, 3) == 1.0
+
+
+def test_average_precision_ties_and_all_positive_columns() -> None:
+    # Column 0: every sample positive -> 1. Column 1: the positive ties with both negatives at
+    # the top score -> one threshold with precision 1/3 -> AP 1/3 (by index it would be 1).
+    y = np.array([[1, 1], [1, 0], [1, 0]])
+    scores = np.array([[0.2, 0.5], [0.4, 0.5], [0.4, 0.5]])
+    np.testing.assert_allclose(average_precision_per_class(y, scores), [1.0, 1 / 3])
+    assert _reference_ap([1, 0, 0], [0.5, 0.5, 0.5]) == pytest.approx(1 / 3)

@@ -14,7 +14,7 @@ from audiobench.metrics import (
     cs,
     cscf,
     csr,
-    gsr,
+    gsr_details,
     pairwise_distances,
     pca_reduce,
     precision_at_k,
@@ -108,7 +108,7 @@ def test_report_shape_and_values_match_the_metric_functions() -> None:
         D = pairwise_distances(features[labelled], distance)
         assert scores["p@1"]["value"] == precision_at_k(D, kept_labels, 1)
         assert scores["p@3"]["value"] == precision_at_k(D, kept_labels, 3)
-        expected = gsr(D, kept_labels, return_details=True)
+        expected = gsr_details(D, kept_labels)
         assert scores["gsr"]["value"] == pytest.approx(expected.value, abs=1e-12)
         assert scores["gsr"]["raw"] == pytest.approx(expected.raw, abs=1e-12)
         # (Spearman on 4 PCA dimensions has few distinct distances, so some clips may have

@@ -14,7 +14,9 @@ from audiobench.metrics import (
     cscf,
     csr,
     gsr,
+    gsr_details,
     precision_at_k,
+    precision_at_k_details,
     silhouette,
 )
 
@@ -42,10 +44,10 @@ def test_precision_ties_go_to_lower_index() -> None:
         dtype=float,
     )
     labels = ["a", "b", "a", "c"]
-    result = precision_at_k(D, labels, 1, return_details=True)
+    result = precision_at_k_details(D, labels, 1)
     # Queries: 0→1 (miss); 1→0 (miss); 2→0 (hit); 3→0 (miss).
     assert result.per_clip.tolist() == [0.0, 0.0, 1.0, 0.0]
-    assert precision_at_k(D, labels, 2, return_details=True).per_clip[0] == 0.5
+    assert precision_at_k_details(D, labels, 2).per_clip[0] == 0.5
 
 
 def test_precision_skips_unlabelled_and_keeps_singletons() -> None:
@@ -54,7 +56,7 @@ def test_precision_skips_unlabelled_and_keeps_singletons() -> None:
     D = np.abs(x[:, None] - x[None, :])
     labels = [*LINE_LABELS, None, "c"]
     # Clips 0-4 keep their neighbours (clip 5 is no neighbour); clip 6's nearest is clip 4.
-    result = precision_at_k(D, labels, 1, return_details=True)
+    result = precision_at_k_details(D, labels, 1)
     assert result.value == pytest.approx(5 / 6)
     assert result.n_evaluated == 6
 
@@ -68,7 +70,7 @@ def test_gsr_hand_computed() -> None:
     #   4: 2,             min(12,11,9) = 9, s = 7/11
     # raw = mean s = 0.6091109, GSR = (raw + 1)/2 = 0.8045554.
     raw = (8 / 12 + 7.5 / 10.5 + 4.5 / 9.5 + 5 / 9 + 7 / 11) / 5
-    result = gsr(LINE_D, LINE_LABELS, return_details=True)
+    result = gsr_details(LINE_D, LINE_LABELS)
     assert result.raw == pytest.approx(raw, abs=1e-9)
     assert result.value == pytest.approx((raw + 1) / 2, abs=1e-9)
     assert (result.n_evaluated, result.n_skipped) == (5, 0)
@@ -79,7 +81,7 @@ def test_gsr_excludes_small_classes_and_unlabelled() -> None:
     x = np.array([0.0, 1.0, 3.0, 10.0, 12.0, 0.1, 20.0])
     D = np.abs(x[:, None] - x[None, :])
     labels = [*LINE_LABELS, None, "c"]
-    result = gsr(D, labels, return_details=True)
+    result = gsr_details(D, labels)
     assert result.value == pytest.approx(gsr(LINE_D, LINE_LABELS), abs=1e-12)
     assert (result.n_excluded_classes, result.n_excluded_clips) == (1, 1)
     # With min_class_size=3 only class "a" survives: an error, not a NaN.
@@ -98,7 +100,7 @@ def test_gsr_skips_degenerate_clips() -> None:
         ],
         dtype=float,
     )
-    result = gsr(D, ["a", "a", "b", "b"], return_details=True)
+    result = gsr_details(D, ["a", "a", "b", "b"])
     # Clips 0, 1: AvgID 0, NID 0 -> denominator ε: skipped.
     # Clip 2: AvgID 1, NID 0 -> s = −1/(1+ε); clip 3: AvgID 1, NID 4 -> s = 3/5.
     assert (result.n_evaluated, result.n_skipped) == (2, 2)
@@ -181,7 +183,7 @@ def test_against_brute_force(
         kept = {labels[i] for i in reference.kept_clips(labels, min_size)}
         if len(kept) < 2:
             continue
-        result = gsr(D, labels, min_size, return_details=True)
+        result = gsr_details(D, labels, min_size)
         assert result.value == pytest.approx(expected[0], abs=1e-6)
         assert result.raw == pytest.approx(expected[1], abs=1e-6)
         assert (result.n_evaluated, result.n_skipped) == expected[2:]
@@ -239,3 +241,47 @@ def test_metric_input_errors() -> None:
         precision_at_k(LINE_D, LINE_LABELS, 0)
     with pytest.raises(ValueError, match="min_class_size"):
         gsr(LINE_D, LINE_LABELS, min_class_size=1)
+
+
+def test_scalar_functions_are_the_value_of_their_details_twins() -> None:
+    from audiobench.metrics import (
+        cs_details,
+        cscf_details,
+        csr_details,
+        silhouette_details,
+    )
+
+    D, labels = LINE_D, LINE_LABELS
+    assert precision_at_k(D, labels, 1) == precision_at_k_details(D, labels, 1).value
+    assert gsr(D, labels) == gsr_details(D, labels).value
+    assert csr(D, labels) == csr_details(D, labels).value
+    assert cs(D, labels) == cs_details(D, labels).value
+    assert cscf(D, labels) == cscf_details(D, labels).value
+    details = silhouette_details(D, labels)
+    assert silhouette(D, labels) == details.value
+    assert details.per_clip is not None and details.per_clip.shape == (len(labels),)
+
+
+def test_one_check_ks_for_neighbour_counts_and_cut_offs() -> None:
+    from audiobench.metrics.validation import check_ks
+
+    assert check_ks([5, 1, 5]) == (5, 1, 5)
+    assert check_ks(np.array([1, 3]), 4) == (1, 3)
+    with pytest.raises(ValueError, match="ks must not be empty"):
+        check_ks([])
+    with pytest.raises(ValueError, match=r"k_values must not be empty.*non-empty"):
+        check_ks([], name="k_values")
+    for bad in ([0], [True], [1.0]):
+        with pytest.raises(ValueError, match="k must be a positive integer"):
+            check_ks(bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="sequence of positive integers"):
+        check_ks(5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="P@4 needs more than 4 labelled clips, got 4"):
+        check_ks([1, 4], 4)
+
+
+def test_describe_clips_names_any_ids() -> None:
+    from audiobench.metrics.validation import describe_clips
+
+    assert describe_clips(["a", 3, np.int64(4), 1.5, ("x", 1)]) == "'a', 3, 4, '1.5', \"('x', 1)\""
+    assert describe_clips(list(range(12))) == "0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 2 more"

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-from audiobench.metrics import gsr, precision_at_k, relabelling, zero_shot_similarity
+from audiobench.metrics import (
+    gsr,
+    gsr_details,
+    precision_at_k,
+    relabelling,
+    zero_shot_similarity,
+)
 from audiobench.metrics.calibration import (
     bootstrap_margin,
     bootstrap_means,
@@ -82,7 +88,7 @@ def test_fast_path_equals_recomputation(
         raw, count = mean_separation(scores[None], evaluated[None])
         shuffled = codes.copy()
         shuffled[positions] = codes[positions][gsr_perm]
-        scratch = gsr(matrix, shuffled.tolist(), return_details=True)
+        scratch = gsr_details(matrix, shuffled.tolist())
         assert float((raw[0] + 1) / 2) == scratch.value
         assert int(count[0]) == scratch.n_evaluated
 
@@ -194,3 +200,47 @@ def test_bootstrap_margin() -> None:
     assert margin == bootstrap_margin(values, 300, (1, 2))
     assert bootstrap_margin(values, 300, (1, 2), scale=0.5) == pytest.approx(margin / 2)
     assert bootstrap_means(values, 7, 0).shape == (7,)
+
+
+def _reference_bootstrap_means(values: np.ndarray, n: int, seed: object) -> np.ndarray:
+    """The plain loop the shared bootstrap replaced: one seeded resample at a time."""
+    rng = np.random.default_rng(seed)  # type: ignore[arg-type]
+    return np.array([values[rng.integers(0, values.size, values.size)].mean() for _ in range(n)])
+
+
+@pytest.mark.parametrize("size", [2, 37, 5000])
+def test_bootstrap_interval_reproduces_the_plain_resampling_loop(size: int) -> None:
+    from audiobench.metrics import calibration
+
+    values = np.random.default_rng(size).normal(size=size)
+    reference = _reference_bootstrap_means(values, 250, (4, 2))
+    result = calibration.bootstrap_interval(values, 250, (4, 2))
+    np.testing.assert_array_equal(result.means, reference)  # same draws, same means
+    low, high = np.percentile(reference, [2.5, 97.5])
+    assert (result.low, result.high) == pytest.approx((low, high), rel=1e-12, abs=1e-15)
+    assert result.margin == pytest.approx((high - low) / 2, rel=1e-12, abs=1e-15)
+
+
+def test_bootstrap_interval_does_not_depend_on_the_batch_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from audiobench.metrics import calibration
+
+    values = np.random.default_rng(3).random(300)
+    whole = calibration.bootstrap_interval(values, 100, 7)
+    monkeypatch.setattr(calibration, "BOOTSTRAP_BATCH_ELEMENTS", 700)  # batches of 2
+    small = calibration.bootstrap_interval(values, 100, 7)
+    np.testing.assert_array_equal(small.means, whole.means)
+    assert (small.low, small.high) == (whole.low, whole.high)
+
+
+def test_bootstrap_interval_edge_cases() -> None:
+    from audiobench.metrics.calibration import bootstrap_interval
+
+    single = bootstrap_interval(np.array([0.25]), 10, 0)  # scipy refuses one value
+    assert (single.low, single.high, single.margin) == (0.25, 0.25, 0.0)
+    assert single.means.shape == (10,)
+    empty = bootstrap_interval(np.array([]), 10, 0)
+    assert np.isnan(empty.low) and np.isnan(empty.high) and np.isnan(bootstrap_margin([], 5, 0))
+    with pytest.raises(ValueError, match="n_bootstrap"):
+        bootstrap_interval(np.ones(3), 0, 0)

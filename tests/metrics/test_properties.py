@@ -9,7 +9,15 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from audiobench.metrics import cs, cscf, csr, gsr, pairwise_distances, precision_at_k
+from audiobench.metrics import (
+    cs,
+    cscf,
+    csr,
+    gsr,
+    gsr_details,
+    pairwise_distances,
+    precision_at_k,
+)
 from audiobench.metrics.distances import average_ranks
 
 from . import reference
@@ -124,7 +132,7 @@ def test_brute_force_agreement_property(case) -> None:
     for k in (1, 3):
         assert precision_at_k(D, labels, k) == pytest.approx(reference.precision_at_k(D, labels, k))
     expected = reference.gsr(D, labels)
-    result = gsr(D, labels, return_details=True)
+    result = gsr_details(D, labels)
     assert (result.n_evaluated, result.n_skipped) == expected[2:]
     if result.n_evaluated:
         assert result.value == pytest.approx(expected[0], abs=1e-9)

@@ -18,15 +18,18 @@ from audiobench.metrics import (
     InvalidEmbeddingsError,
     bits_per_second,
     embedding_mse,
+    embedding_mse_details,
     frame_bag,
     frechet_audio_distance,
     kernel_audio_distance,
     log_mel_distance,
+    log_mel_distance_details,
     median_pairwise_distance,
     polynomial_mmd,
     reconstruction,
     reconstruction_embedding_scores,
     si_sdr,
+    si_sdr_details,
 )
 from audiobench.models.baselines import log_mel_spectrogram
 
@@ -249,7 +252,7 @@ def test_embedding_mse_of_pooled_embeddings() -> None:
     ref = np.array([[0.0, 0.0], [1.0, 1.0]])
     rec = np.array([[1.0, 1.0], [1.0, 3.0]])
     assert embedding_mse(ref, rec) == pytest.approx(1.5)
-    details = embedding_mse(ref, rec, return_details=True)
+    details = embedding_mse_details(ref, rec)
     np.testing.assert_allclose(details.per_clip, [1.0, 2.0])
     assert details.n_evaluated == 2 and details.n_skipped == 0
     assert embedding_mse(ref[:1], ref[:1]) == 0.0  # one clip is enough
@@ -266,14 +269,14 @@ def test_embedding_mse_over_frames() -> None:
     assert embedding_mse(stacked, stacked + 2) == pytest.approx(4.0)
     # Differing frame counts: MSEB skips the example and averages over the rest.
     rec_short = [rec[0][:1], rec[1]]
-    details = embedding_mse(ref, rec_short, return_details=True)
+    details = embedding_mse_details(ref, rec_short)
     assert details.value == pytest.approx(4.0)
     assert details.n_evaluated == 1 and details.n_skipped == 1
     np.testing.assert_allclose(details.per_clip, [4.0])
     with pytest.raises(ValueError, match=r"different frame counts \(indices: 0; example 0: "):
         embedding_mse(ref, rec_short, on_length_mismatch="raise")
     # Nothing comparable: undefined.
-    none = embedding_mse([ref[0]], [rec[0][:1]], return_details=True)
+    none = embedding_mse_details([ref[0]], [rec[0][:1]])
     assert math.isnan(none.value) and none.n_skipped == 1 and none.per_clip.size == 0
 
 
@@ -344,7 +347,7 @@ def test_hand_computed_si_sdr() -> None:
     assert si_sdr(s, 0.5 * s) == math.inf
     assert si_sdr(s, np.zeros(4)) == -math.inf
     assert si_sdr(s, np.array([1.0, 1, -1, -1])) == -math.inf
-    details = si_sdr([s, s], [estimate, 0.5 * s], return_details=True)
+    details = si_sdr_details([s, s], [estimate, 0.5 * s])
     assert details.per_clip[0] == pytest.approx(10 * math.log10(4))
     assert details.per_clip[1] == math.inf
 
@@ -358,7 +361,7 @@ def test_si_sdr_matches_the_correlation_form() -> None:
     for ref, est in zip(refs, ests, strict=True):
         rho = np.corrcoef(ref, est)[0, 1]
         expected.append(10 * math.log10(rho**2 / (1 - rho**2)))
-    details = si_sdr(refs, ests, return_details=True)
+    details = si_sdr_details(refs, ests)
     np.testing.assert_allclose(details.per_clip, expected, rtol=1e-9)
     assert details.value == pytest.approx(np.mean(expected))
     # Clips of different lengths as a list.
@@ -380,7 +383,7 @@ def test_log_mel_distance() -> None:
         - log_mel_spectrogram(other, 16000).astype(np.float64)
     ).mean()
     assert log_mel_distance([wave], [other], 16000) == pytest.approx(expected)
-    details = log_mel_distance([wave, wave], [other, 2 * wave], 16000, return_details=True)
+    details = log_mel_distance_details([wave, wave], [other, 2 * wave], 16000)
     np.testing.assert_allclose(details.per_clip, [expected, 10 * math.log10(4)], atol=1e-3)
     # fmax defaults to min(8000, sample_rate / 2).
     assert log_mel_distance(wave, other, 8000, n_mels=40) == pytest.approx(

@@ -10,6 +10,7 @@ from audiobench.metrics import (
     edit_distance,
     normalize_text,
     word_error_rate,
+    word_error_rate_details,
 )
 
 
@@ -55,7 +56,7 @@ def test_corpus_level_rates() -> None:
     hyps = ["the bat sat down", "hello world"]
     # Σ edits / Σ reference words = (2 + 0) / (3 + 2), not the mean of 2/3 and 0.
     assert word_error_rate(refs, hyps) == pytest.approx(2 / 5)
-    details = word_error_rate(refs, hyps, return_details=True)
+    details = word_error_rate_details(refs, hyps)
     assert details.extras == {"edits": 2, "reference_length": 5}
     assert details.n_evaluated == 2
     # Characters: "the cat sat" -> "the bat sat down": 1 substitution + 5 insertions

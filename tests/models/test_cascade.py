@@ -10,6 +10,7 @@ import pytest
 
 from audiobench import registry
 from audiobench.encoder import Modality
+from tests.tiny_models import loaded
 
 
 class FixedTranscriber:
@@ -29,7 +30,7 @@ class FixedTranscriber:
 
 def test_cascade_composes_registered_models(tiny: Callable[[str], Path]) -> None:
     whisper, clap = tiny("whisper"), tiny("clap")
-    encoder = registry.models.create(f"cascade:hf:{whisper}+hf:{clap}")
+    encoder = loaded(f"cascade:hf:{whisper}+hf:{clap}")
     assert Modality.TEXT in encoder.meta.modalities
     assert encoder.meta.sample_rate == 16000 and encoder.meta.embedding_dim == 16
     rng = np.random.default_rng(0)
@@ -49,7 +50,7 @@ def test_cascade_composes_registered_models(tiny: Callable[[str], Path]) -> None
 def test_cascade_audio_embedding_is_the_text_embedding_of_the_transcript(
     tiny: Callable[[str], Path],
 ) -> None:
-    encoder = registry.models.create(f"cascade:hf:{tiny('whisper')}+hf:{tiny('clap')}")
+    encoder = loaded(f"cascade:hf:{tiny('whisper')}+hf:{tiny('clap')}")
     encoder.transcriber = FixedTranscriber(["a dog", "bird call"])  # type: ignore[attr-defined]
     audio = np.stack(encoder.encode_audio([np.zeros(800, np.float32)] * 2))
     np.testing.assert_allclose(audio, encoder.encode_text(["a dog", "bird call"]), rtol=1e-6)

@@ -13,6 +13,7 @@ from audiobench.audio import Clip, FileAudioRef
 from audiobench.encoder import OutputKind
 from audiobench.runner import CachedEmbedder
 from tests.conftest import write_tone
+from tests.tiny_models import loaded
 
 MODULE = textwrap.dedent(
     '''
@@ -91,7 +92,7 @@ def test_hear_scene_embeddings_resampled_to_the_module_rate(
 
 
 def test_hear_timestamp_mode_gives_frame_sequences(hear_module: str) -> None:
-    encoder = registry.models.create(f"hear:{hear_module}", mode="timestamp")
+    encoder = loaded(f"hear:{hear_module}", mode="timestamp")
     assert encoder.meta.output_kind == OutputKind.SEQUENCE
     assert encoder.pooling.name == "mean_time"
     wave = np.random.default_rng(0).standard_normal(44100).astype(np.float32)

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from audiobench import registry
 from audiobench.cli import app
 from audiobench.models.loading import ModelLoadError
+from tests.tiny_models import loaded
 
 CONFIG = textwrap.dedent(
     """
@@ -92,7 +93,7 @@ def test_remote_code_is_refused_unless_trusted(remote_code_dir: Path) -> None:
     with pytest.raises(ModelLoadError, match="pass --trust-remote-code if you trust it"):
         registry.models.create(f"hf:{remote_code_dir}")
 
-    encoder = registry.models.create(f"hf:{remote_code_dir}", trust_remote_code=True)
+    encoder = loaded(f"hf:{remote_code_dir}", trust_remote_code=True)
     z = encoder.encode_audio([np.ones(1600, dtype=np.float32)])[0]
     assert z.shape == (10, 8)
 

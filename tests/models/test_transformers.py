@@ -13,6 +13,7 @@ from audiobench.audio import Clip, FileAudioRef, decode_clip
 from audiobench.encoder import Modality, OutputKind
 from audiobench.models.loading import ModelLoadError, resolve_dtype
 from tests.conftest import write_tone
+from tests.tiny_models import loaded
 
 Tiny = Callable[[str], Path]
 
@@ -38,9 +39,9 @@ def noise(seconds: float, rate: int, seed: int = 0) -> np.ndarray:
 def test_hf_loader_detects_architecture_shapes_determinism_and_batching(
     kind: str, tiny: Tiny
 ) -> None:
-    encoder = registry.models.create(f"hf:{tiny(kind)}")
+    encoder = loaded(f"hf:{tiny(kind)}")
     cls_name, output_kind = EXPECTED[kind]
-    assert type(encoder).__mro__[1].__name__ == cls_name
+    assert type(encoder).__name__ == cls_name
     assert encoder.meta.output_kind == output_kind
     rate = encoder.meta.sample_rate
     waves = [noise(d, rate, seed=i) for i, d in enumerate((0.4, 0.7, 0.9))]
@@ -63,14 +64,14 @@ def test_hf_loader_detects_architecture_shapes_determinism_and_batching(
 
 def test_frame_models_trim_padding_frames(tiny: Tiny) -> None:
     for kind in ("wavlm", "wav2vec2", "hubert"):
-        encoder = registry.models.create(f"hf:{tiny(kind)}")
+        encoder = loaded(f"hf:{tiny(kind)}")
         out = encoder.encode_audio([noise(0.5, 16000), noise(1.0, 16000)])
         # 25 ms receptive field, 20 ms stride: 0.5 s → 24 frames, 1 s → 49 frames.
         assert [z.shape[0] for z in out] == [24, 49], kind
 
 
 def test_whisper_pads_to_window_and_pools_mean_time_feat(tiny: Tiny) -> None:
-    encoder = registry.models.create(f"hf:{tiny('whisper')}")
+    encoder = loaded(f"hf:{tiny('whisper')}")
     assert encoder.pooling.name == "mean_time_feat"
     wave = noise(0.5, 16000)
     z = encoder.encode_audio([wave])[0]
@@ -78,7 +79,7 @@ def test_whisper_pads_to_window_and_pools_mean_time_feat(tiny: Tiny) -> None:
     pooled = encoder.embed([wave])[0]
     np.testing.assert_allclose(pooled, np.concatenate([z.mean(axis=0), z.mean(axis=1)]), atol=1e-6)
 
-    masked = registry.models.create(f"hf:{tiny('whisper')}", pooling="masked:mean_time")
+    masked = loaded(f"hf:{tiny('whisper')}", pooling="masked:mean_time")
     # 0.5 s = 8000 samples = 50 mel frames → 25 encoder frames hold audio.
     assert masked.n_valid_frames(8000) == 25
     np.testing.assert_allclose(masked.embed([wave])[0], z[:25].mean(axis=0), atol=1e-6)
@@ -86,7 +87,7 @@ def test_whisper_pads_to_window_and_pools_mean_time_feat(tiny: Tiny) -> None:
 
 def test_whisper_long_clip_policies(tiny: Tiny) -> None:
     wave = noise(2.5, 16000)
-    truncate = registry.models.create(f"hf:{tiny('whisper')}")
+    truncate = loaded(f"hf:{tiny('whisper')}")
     z = truncate.encode_audio([wave])[0]
     assert z.shape[0] == 50
     np.testing.assert_allclose(z, truncate.encode_audio([wave[:16000]])[0], atol=1e-5)
@@ -96,7 +97,7 @@ def test_whisper_long_clip_policies(tiny: Tiny) -> None:
         "(model option long_clips=chunk encodes all of it)"
     ]
 
-    chunk = registry.models.create(f"hf:{tiny('whisper')}", long_clips="chunk")
+    chunk = loaded(f"hf:{tiny('whisper')}", long_clips="chunk")
     z = chunk.encode_audio([wave])[0]
     assert z.shape[0] == 150  # three windows, concatenated in time
     np.testing.assert_allclose(z[50:100], chunk.encode_audio([wave[16000:32000]])[0], atol=1e-5)
@@ -107,18 +108,18 @@ def test_whisper_long_clip_policies(tiny: Tiny) -> None:
 def test_layer_option_selects_hidden_states(tiny: Tiny) -> None:
     path = tiny("wavlm")
     wave = [noise(0.5, 16000)]
-    last = registry.models.create(f"hf:{path}").encode_audio(wave)[0]
-    first = registry.models.create(f"hf:{path}", layer=0).encode_audio(wave)[0]
-    minus_one = registry.models.create(f"hf:{path}", layer=-1).encode_audio(wave)[0]
-    two = registry.models.create(f"hf:{path}", layer=2).encode_audio(wave)[0]
+    last = loaded(f"hf:{path}").encode_audio(wave)[0]
+    first = loaded(f"hf:{path}", layer=0).encode_audio(wave)[0]
+    minus_one = loaded(f"hf:{path}", layer=-1).encode_audio(wave)[0]
+    two = loaded(f"hf:{path}", layer=2).encode_audio(wave)[0]
     assert first.shape == last.shape and not np.allclose(first, last)
     np.testing.assert_array_equal(minus_one, two)  # 3 hidden states: -1 is the third
     with pytest.raises(ValueError, match=r"hidden states 0\.\.2 .* layer=7 is out of range"):
-        registry.models.create(f"hf:{path}", layer=7).encode_audio(wave)
+        loaded(f"hf:{path}", layer=7).encode_audio(wave)
 
 
 def test_registered_name_loads_local_weights_through_the_same_path(tiny: Tiny) -> None:
-    encoder = registry.models.create("whisper-tiny", weights=str(tiny("whisper")))
+    encoder = loaded("whisper-tiny", weights=str(tiny("whisper")))
     assert encoder.meta.name == "whisper-tiny" and encoder.source == str(tiny("whisper"))
     z = encoder.encode_audio([noise(0.3, 16000)])[0]
     assert z.shape == (50, 32)
@@ -147,7 +148,7 @@ def test_unknown_option_is_an_error_naming_the_accepted_ones(tiny: Tiny) -> None
 
 
 def test_resampled_inputs_match_native_rate(tiny: Tiny, tmp_path: Path) -> None:
-    encoder = registry.models.create(f"hf:{tiny('whisper')}")
+    encoder = loaded(f"hf:{tiny('whisper')}")
     embeddings = {}
     for rate in (8000, 16000, 44100):
         path = write_tone(tmp_path / f"tone{rate}.wav", freq=500.0, seconds=0.5, sr=rate)
@@ -162,7 +163,7 @@ def test_resampled_inputs_match_native_rate(tiny: Tiny, tmp_path: Path) -> None:
 
 
 def test_clap_text_tower_and_deterministic_crops(tiny: Tiny) -> None:
-    encoder = registry.models.create(f"hf:{tiny('clap')}")
+    encoder = loaded(f"hf:{tiny('clap')}")
     assert Modality.TEXT in encoder.meta.modalities
     text = encoder.encode_text(["a dog", "bird call", "a dog"])
     assert text.shape == (3, 16)
@@ -173,7 +174,7 @@ def test_clap_text_tower_and_deterministic_crops(tiny: Tiny) -> None:
     np.testing.assert_allclose(
         centred, encoder.encode_audio([wave[24000:72000]])[0], rtol=1e-5, atol=1e-6
     )
-    seeded = registry.models.create(f"hf:{tiny('clap')}", crop="seeded", seed=3)
+    seeded = loaded(f"hf:{tiny('clap')}", crop="seeded", seed=3)
     np.testing.assert_array_equal(seeded.encode_audio([wave])[0], seeded.encode_audio([wave])[0])
     with pytest.raises(ValueError, match="crop must be"):
         registry.models.create(f"hf:{tiny('clap')}", crop="random")
@@ -182,7 +183,7 @@ def test_clap_text_tower_and_deterministic_crops(tiny: Tiny) -> None:
 def test_encodec_codes_latents_and_round_trip(tiny: Tiny) -> None:
     path = tiny("encodec")
     wave = noise(0.5, 24000)
-    codes_encoder = registry.models.create(f"hf:{path}", output="codes", bandwidth=3.0)
+    codes_encoder = loaded(f"hf:{path}", output="codes", bandwidth=3.0)
     assert codes_encoder.meta.output_kind == OutputKind.TOKENS
     codes = codes_encoder.encode_audio([wave])[0]
     # hop 8·5·4·2 = 320 samples: 12000 samples → 38 frames; 3 kbps at 75 Hz, 6 bits → 6 codebooks.
@@ -194,7 +195,7 @@ def test_encodec_codes_latents_and_round_trip(tiny: Tiny) -> None:
     assert decoded.shape == (38 * 320,) and np.isfinite(decoded).all()
     np.testing.assert_array_equal(decoded, codes_encoder.decode([codes])[0])
 
-    latents_encoder = registry.models.create(f"hf:{path}")
+    latents_encoder = loaded(f"hf:{path}")
     latents = latents_encoder.encode_audio([wave])[0]
     assert latents.shape == (38, 16)
     audio = latents_encoder.decode([latents])[0]
@@ -212,8 +213,34 @@ def test_dtype_resolution_and_bfloat16_on_cpu(tiny: Tiny) -> None:
         resolve_dtype("int8", "cpu")
     path = tiny("hubert")
     wave = [noise(0.5, 16000)]
-    full = registry.models.create(f"hf:{path}").embed(wave)[0]
-    half = registry.models.create(f"hf:{path}", dtype="bf16").embed(wave)[0]
+    full = loaded(f"hf:{path}").embed(wave)[0]
+    half = loaded(f"hf:{path}", dtype="bf16").embed(wave)[0]
     assert half.dtype == np.float32
     cosine = float(full @ half / np.linalg.norm(full) / np.linalg.norm(half))
     assert cosine > 0.99
+
+
+def test_encoders_are_loaded_by_their_user_and_carry_their_own_metadata(tiny: Tiny) -> None:
+    from audiobench.models.encodec import EncodecEncoder
+
+    path = tiny("encodec")
+    encoder = registry.models.create(f"hf:{path}", output="codes")
+    assert type(encoder) is EncodecEncoder  # an instance of the architecture, no class made
+    assert encoder.meta.name == f"hf:{path}" and encoder.meta.output_kind == OutputKind.TOKENS
+    assert EncodecEncoder.meta.name == "encodec-24khz"  # the declared default is untouched
+    assert EncodecEncoder.meta.output_kind == OutputKind.SEQUENCE
+    wave = [noise(0.2, 24000)]
+    with pytest.raises(RuntimeError, match=r"model 'hf:.*' is not loaded; call load\(\) first"):
+        encoder.encode_audio(wave)
+    encoder.load()
+    encoder.load()  # once: the second call does nothing
+    assert encoder.encode_audio(wave)[0].dtype == np.int64
+
+
+def test_option_text_is_coerced_and_fingerprints_the_same(tiny: Tiny) -> None:
+    path = f"hf:{tiny('wavlm')}"
+    as_text = registry.models.create(path, layer="1")
+    assert as_text.params == {"layer": 1}
+    assert as_text.fingerprint() == registry.models.create(path, layer=1).fingerprint()
+    with pytest.raises(ValueError, match=r"layer must be a valid integer.*got 'one'"):
+        registry.models.create(path, layer="one")

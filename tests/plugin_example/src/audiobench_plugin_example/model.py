@@ -1,4 +1,8 @@
-"""A vector encoder a plugin might ship: mean and spread of each log-mel band."""
+"""A vector encoder a plugin might ship: mean and spread of each log-mel band.
+
+It has no weights (nothing to load) and no options; a model with options
+declares them as ``class Options(EncoderOptions)``, one typed field each.
+"""
 
 from __future__ import annotations
 

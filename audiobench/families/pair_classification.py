@@ -1,0 +1,343 @@
+"""Pair classification: are two clips the same (label 1) or different (0)? ``max_ap`` (main).
+
+**Pairs.** Two layouts (option ``pairs``):
+
+- ``"given"`` (default): every clip carries ``metadata["pair"]``, a pair id; the two clips
+  with one id form that pair (the first in dataset order is its first side). Both carry the
+  pair's ``label``: ``1`` / ``0`` (also ``same`` / ``different``, ``true`` / ``false``,
+  ``yes`` / ``no``). A clip may appear in several pairs (the task accepts repeated audio).
+  MAEB's pair tasks are read this way (two audio columns per row, ``audiobench.maeb``).
+- ``"from_labels"``: every clip carries a class ``label``; the pairs are the unordered pairs of
+  clips of a subset, labelled 1 when their classes are equal. With more than ``max_pairs``
+  pairs, ``max_pairs`` are drawn without replacement (seeded by ``seed``); the count of all
+  pairs is recorded.
+
+**Scoring.** The pooled embeddings of a subset's clips are collated together and each pair
+scored by four similarities: cosine, dot product, and the negated euclidean and manhattan
+distances (:func:`audiobench.metrics.pair_classification.pair_classification_scores`). For
+each: ``accuracy`` and ``f1`` (with its ``precision`` and ``recall``) at their best threshold,
+the thresholds, and ``ap`` (average precision); then ``max_<metric>`` over the four functions.
+``main_score`` is ``max_ap`` (or ``<function>:<metric>``, e.g. ``cosine:ap``).
+
+**Bad input.** A pair id with other than two clips, a pair whose clips disagree on the label,
+a label that is not binary, or a subset without both kinds of pair is an error naming them.
+Pairs that lose a clip to the runner (``--on-error skip``) are left out and counted
+(``n_pairs_unembedded``). With several subsets, ``aggregates["mean"]`` holds the unweighted
+mean of the ``max_*`` values and of each function's metrics (thresholds are not averaged).
+
+``protocol="mteb"`` reports the reference's flat keys instead (``cosine_ap``, ``max_ap``, ...;
+:mod:`audiobench.families.mteb_protocol`): the same numbers, in the reference's layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import Field
+
+from audiobench.audio import Clip
+from audiobench.families import mteb_protocol
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
+from audiobench.metrics.naming import describe_clips
+from audiobench import reports as _reports
+from audiobench.reports import Count, Report, Summary, Unit, mean_or_none
+from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, error_in_context
+
+__all__ = [
+    "PairClassificationReport",
+    "PairClassificationSummary",
+    "PairClassificationTask",
+    "parse_pair_label",
+]
+
+#: The similarity functions and the metrics reported for each.
+SIMILARITIES = ("cosine", "dot", "euclidean", "manhattan")
+METRICS = ("accuracy", "f1", "precision", "recall", "ap")
+
+_TRUE = {"1", "same", "true", "yes"}
+_FALSE = {"0", "different", "false", "no"}
+
+
+def parse_pair_label(value: str | None) -> int | None:
+    """1, 0, or None for a label that is not a pair label."""
+    text = (value or "").strip().lower()
+    if text in _TRUE:
+        return 1
+    if text in _FALSE:
+        return 0
+    return None
+
+
+class SimilarityScores(Report):
+    """One similarity function's metrics at its best thresholds."""
+
+    accuracy: Unit
+    accuracy_threshold: float | None = Field(description="None when every score is tied.")
+    f1: Unit
+    f1_threshold: float | None
+    precision: Unit
+    recall: Unit
+    ap: Unit
+
+
+class PairMaxima(Report):
+    """The best value of each metric over the similarity functions."""
+
+    max_accuracy: Unit
+    max_f1: Unit
+    max_precision: Unit
+    max_recall: Unit
+    max_ap: Unit
+
+
+class PairClassificationReport(PairMaxima):
+    """One subset: every function's metrics, the maxima, and the counts."""
+
+    cosine: SimilarityScores
+    dot: SimilarityScores
+    euclidean: SimilarityScores
+    manhattan: SimilarityScores
+    n_pairs: Count
+    n_positive: Count
+    n_pairs_unembedded: Count
+    n_clips: Count
+
+
+class PairClassificationSummary(Summary):
+    """Unweighted mean over subsets of the maxima and of each function's metrics."""
+
+    max_accuracy: Unit | None
+    max_f1: Unit | None
+    max_precision: Unit | None
+    max_recall: Unit | None
+    max_ap: Unit | None
+    cosine: dict[str, Unit | None]
+    dot: dict[str, Unit | None]
+    euclidean: dict[str, Unit | None]
+    manhattan: dict[str, Unit | None]
+    n_subsets: Count
+
+
+class PairClassificationTask(Task):
+    """Base of pair classification tasks; a concrete task sets metadata and, maybe, options."""
+
+    family: ClassVar[TaskFamily] = TaskFamily.PAIR_CLASSIFICATION
+    Report = ByProtocol(PairClassificationReport, MtebReport)  # type: ignore[assignment]
+    Summary = ByProtocol(PairClassificationSummary, MtebSummary)  # type: ignore[assignment]
+    #: One clip may sit in several pairs: its audio then appears more than once.
+    allow_duplicates: ClassVar[bool] = True
+
+    class Options(TaskOptions):
+        pairs: Literal["given", "from_labels"] = Field(
+            "given",
+            description="'given': clips carry metadata['pair'] and the pair's 0/1 label; "
+            "'from_labels': every two clips of a subset, same class or not.",
+        )
+        max_pairs: int = Field(
+            20_000, ge=2, description="from_labels: most pairs scored per subset (drawn)."
+        )
+        seed: int = Field(0, description="from_labels: seed of the drawn pairs.")
+        protocol: mteb_protocol.Protocol = Field(
+            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
+        )
+
+    options: Options = Options()
+
+    @classmethod
+    def check_main_score(cls, path: tuple[str, ...]) -> None:
+        if cls.options.protocol == "mteb":
+            mteb_protocol.check_main_score(cls, path, "pair_classification")
+            return
+        known = {(f"max_{m}",) for m in METRICS} | {(s, m) for s in SIMILARITIES for m in METRICS}
+        if path not in known:
+            raise ValueError(
+                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not 'max_<metric>' "
+                f"or '<similarity>:<metric>' (similarities {list(SIMILARITIES)}, metrics "
+                f"{list(METRICS)})"
+            )
+
+    def protocol(self) -> dict[str, Any]:
+        o = self.options
+        pairs: dict[str, Any] = {"pairs": o.pairs}
+        if o.pairs == "from_labels":
+            pairs.update(max_pairs=o.max_pairs, seed=o.seed)
+        if o.protocol == "mteb":
+            return mteb_protocol.describe("pair_classification", **pairs)
+        return {
+            **pairs,
+            "similarities": list(SIMILARITIES),
+            "thresholds": "best accuracy and best F1, between distinct scores",
+            "ap": "average precision over the distinct scores",
+        }
+
+    # ------------------------------------------------------------------ pairs
+
+    def pairs_of(self, clips: Sequence[Clip], where: str) -> tuple[list[tuple[int, int]], list[int]]:
+        """The pairs of ``clips`` (positions) and their 0/1 labels, in a fixed order."""
+        if self.options.pairs == "from_labels":
+            return self._pairs_from_labels(clips)
+        members: dict[str, list[int]] = {}
+        missing = []
+        for i, clip in enumerate(clips):
+            pair = clip.metadata.get("pair")
+            if pair is None or str(pair).strip() == "":
+                missing.append(clip.id)
+                continue
+            members.setdefault(str(pair).strip(), []).append(i)
+        if missing:
+            raise ValueError(
+                f"{where}: {len(missing)} clip(s) carry no pair id (metadata 'pair'): "
+                f"{describe_clips(missing)}; use pairs='from_labels' to pair clips by class"
+            )
+        odd = [p for p, idx in members.items() if len(idx) != 2]
+        if odd:
+            raise ValueError(
+                f"{where}: every pair id needs exactly two clips; {len(odd)} do not: "
+                f"{describe_clips(odd)}"
+            )
+        pairs: list[tuple[int, int]] = []
+        labels: list[int] = []
+        bad, disagree = [], []
+        for pair, (a, b) in members.items():
+            la, lb = parse_pair_label(clips[a].label), parse_pair_label(clips[b].label)
+            if la is None or lb is None:
+                bad.append(pair)
+            elif la != lb:
+                disagree.append(pair)
+            else:
+                pairs.append((a, b))
+                labels.append(la)
+        if bad:
+            raise ValueError(
+                f"{where}: pair labels must be 1/0 (same/different, true/false, yes/no); "
+                f"{len(bad)} pair(s) have another: {describe_clips(bad)}"
+            )
+        if disagree:
+            raise ValueError(
+                f"{where}: the two clips of {len(disagree)} pair(s) carry different labels: "
+                f"{describe_clips(disagree)}"
+            )
+        return pairs, labels
+
+    def _pairs_from_labels(self, clips: Sequence[Clip]) -> tuple[list[tuple[int, int]], list[int]]:
+        n = len(clips)
+        total = n * (n - 1) // 2
+        if total <= self.options.max_pairs:
+            first, second = np.triu_indices(n, k=1)
+        else:
+            rng = np.random.default_rng(self.options.seed)
+            drawn = np.sort(rng.choice(total, size=self.options.max_pairs, replace=False))
+            first, second = _unrank_pairs(drawn, n)
+        labels = [str(clips[int(a)].label) for a in first], [str(clips[int(b)].label) for b in second]
+        pairs = [(int(a), int(b)) for a, b in zip(first, second, strict=True)]
+        return pairs, [int(x == y) for x, y in zip(*labels, strict=True)]
+
+    # ------------------------------------------------------------------ evaluation
+
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
+        from audiobench.metrics.pair_classification import pair_classification_scores
+        from audiobench.pooling import collate
+
+        where = subset.where
+        pairs, labels = self.pairs_of(subset.clips, where)
+        used = sorted({i for pair in pairs for i in pair})
+        kept, arrays = embedder.embed([subset.clips[i] for i in used], subset.label)
+        row_of = {clip.id: r for r, clip in enumerate(kept)}
+        usable = [
+            (pair, label)
+            for pair, label in zip(pairs, labels, strict=True)
+            if subset.clips[pair[0]].id in row_of and subset.clips[pair[1]].id in row_of
+        ]
+        if not usable:
+            raise ValueError(f"{where}: no pair has both clips embedded")
+        matrix = collate(arrays)
+        first = matrix[[row_of[subset.clips[a].id] for (a, _), _ in usable]]
+        second = matrix[[row_of[subset.clips[b].id] for (_, b), _ in usable]]
+        y = np.array([label for _, label in usable], dtype=np.int64)
+        self._check_finite(first, second, usable, subset.clips, where)
+        subset.details["pair_counts"] = {
+            "layout": self.options.pairs,
+            "n_pairs_total": len(pairs),
+            **(
+                {"n_pairs_possible": len(subset.clips) * (len(subset.clips) - 1) // 2}
+                if self.options.pairs == "from_labels"
+                else {}
+            ),
+        }
+        try:
+            if self.options.protocol == "mteb":
+                return mteb_protocol.pair_report(self, first, second, y)
+            scores = pair_classification_scores(first, second, y, model_similarity=None)
+        except ValueError as exc:
+            raise error_in_context(exc, where) from exc
+        per_function = {
+            name: SimilarityScores(
+                **{
+                    key: _finite_or_none(scores[f"{name}_{key}"])
+                    for key in SimilarityScores.model_fields
+                }
+            )
+            for name in SIMILARITIES
+        }
+        return PairClassificationReport(
+            **{f"max_{m}": scores[f"max_{m}"] for m in METRICS},
+            **per_function,
+            n_pairs=int(y.shape[0]),
+            n_positive=int(y.sum()),
+            n_pairs_unembedded=len(pairs) - len(usable),
+            n_clips=len(kept),
+        )
+
+    @staticmethod
+    def _check_finite(
+        first: np.ndarray,
+        second: np.ndarray,
+        usable: Sequence[tuple[tuple[int, int], int]],
+        clips: Sequence[Clip],
+        where: str,
+    ) -> None:
+        from audiobench.metrics.validation import invalid_clips_error
+
+        for side, matrix in ((0, first), (1, second)):
+            bad = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
+            if bad.size:
+                ids = [clips[usable[int(i)][0][side]].id for i in bad]
+                raise invalid_clips_error(
+                    f"{where}: embeddings contain NaN or infinite values", list(range(len(ids))), ids
+                )
+
+    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
+        if self.options.protocol == "mteb":
+            return mteb_protocol.summarize(reports)
+        typed = [r for r in reports.values() if isinstance(r, PairClassificationReport)]
+        functions = {
+            name: {
+                metric: mean_or_none(getattr(getattr(r, name), metric) for r in typed)
+                for metric in METRICS
+            }
+            for name in SIMILARITIES
+        }
+        return PairClassificationSummary(
+            **{f"max_{m}": mean_or_none(getattr(r, f"max_{m}") for r in typed) for m in METRICS},
+            **functions,
+            n_subsets=len(typed),
+            subsets=list(reports),
+        )
+
+
+def _finite_or_none(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def _unrank_pairs(ranks: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pair (i, j), i < j, of each rank in the row-major order of the upper triangle."""
+    ranks = ranks.astype(np.int64)
+    # Row i starts at rank i*n - i*(i+1)/2; find the last start ≤ rank (exact integer search).
+    starts = np.arange(n, dtype=np.int64) * n - np.arange(n, dtype=np.int64) * (
+        np.arange(n, dtype=np.int64) + 1
+    ) // 2
+    first = np.searchsorted(starts, ranks, side="right") - 1
+    second = ranks - starts[first] + first + 1
+    return first, second
