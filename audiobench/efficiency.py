@@ -1,12 +1,18 @@
 """Efficiency figures written into every result: size, compression, compute, speed, memory.
 
-- **Embedding bytes per second of audio** and the **compression ratio**
-  against 16-bit PCM at the task's canonical rate (``2 · rate / bytes_per_s``;
-  above 1 means the embedding is smaller than the audio).
-- **FLOPs per second of audio**, counted with ``torch.utils.flop_counter`` on
-  one seeded noise clip of ``FLOPS_PROBE_SECONDS``. Attention runs eager and
-  the ``nn.MultiheadAttention`` fast path is off while counting, because fused
-  kernels are invisible to the counter. Models that pad to a fixed window
+- **Compression ratio** as MSEB defines it: per clip, the embedding's bytes over
+  the bytes of the waveform the model was given, float32 samples at the task's
+  canonical rate (:func:`waveform_compression_ratio`), averaged over clips. Below 1
+  the embedding is smaller than the audio.
+- **Embedding bytes per second of audio** and the **PCM compression ratio**:
+  16-bit PCM bytes at the task's canonical rate over the embedding's bytes
+  (``2 · rate / bytes_per_s``, :func:`pcm_compression_ratio`; the inverse direction:
+  above 1 means the embedding is smaller).
+- **FLOPs per example** (MSEB's figure): one forward pass on a seeded noise clip of
+  the task's median clip duration; and **FLOPs per second of audio**, counted the
+  same way on one clip of ``FLOPS_PROBE_SECONDS``; both with ``torch.utils.flop_counter``.
+  Attention runs eager and the ``nn.MultiheadAttention`` fast path is off while
+  counting, because fused kernels are invisible to the counter. Models that pad to a fixed window
   (Whisper's 30 s) pay for the whole window, which the figure shows. Encoders
   that do no torch work (DSP baselines) report None, not 0.
 - **Peak resident memory** of the process (:func:`peak_rss_bytes`), portable through
@@ -35,20 +41,40 @@ except ImportError:  # pragma: no cover - Windows
 
 __all__ = [
     "FLOPS_PROBE_SECONDS",
-    "compression_ratio",
+    "count_flops",
     "count_flops_per_second",
+    "pcm_compression_ratio",
     "peak_memory_mb",
     "peak_rss_bytes",
+    "waveform_compression_ratio",
 ]
 
 FLOPS_PROBE_SECONDS = 10.0
 
 
-def compression_ratio(bytes_per_second: float, sample_rate: int) -> float:
+def pcm_compression_ratio(bytes_per_second: float, sample_rate: int) -> float:
     """16-bit PCM bytes per second at ``sample_rate`` over the embedding's bytes per second."""
     if bytes_per_second <= 0:
         raise ValueError("bytes_per_second must be positive")
     return 2.0 * sample_rate / bytes_per_second
+
+
+def waveform_compression_ratio(embedding_bytes: int, n_samples: float) -> float:
+    """MSEB's compression ratio of one example: embedding bytes / float32 waveform bytes.
+
+    ``n_samples`` is the waveform's length in samples (at the task's rate), each 4 bytes.
+    """
+    if n_samples <= 0:
+        raise ValueError("n_samples must be positive")
+    if embedding_bytes < 0:
+        raise ValueError("embedding_bytes must be non-negative")
+    return embedding_bytes / (4.0 * n_samples)
+
+
+def count_flops(encoder: Encoder, *, seconds: float, seed: int = 0) -> float | None:
+    """FLOPs of one forward pass on a seeded noise clip of ``seconds`` (None: not countable)."""
+    flops_per_second = count_flops_per_second(encoder, seconds=seconds, seed=seed)
+    return None if flops_per_second is None else flops_per_second * seconds
 
 
 def count_flops_per_second(
@@ -58,7 +84,7 @@ def count_flops_per_second(
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
-    from audiobench.runner import inference_mode
+    from audiobench.torch_runtime import inference_mode
 
     encoder.load()
     n = max(1, int(seconds * encoder.meta.sample_rate))

@@ -20,7 +20,12 @@ from rich.markup import escape
 from audiobench import distributed, registry
 from audiobench.audio import Clip
 from audiobench.cache import EmbeddingCache
-from audiobench.efficiency import compression_ratio, count_flops_per_second, peak_memory_mb
+from audiobench.efficiency import (
+    FLOPS_PROBE_SECONDS,
+    count_flops,
+    pcm_compression_ratio,
+    peak_memory_mb,
+)
 from audiobench.encoder import Encoder, check_device
 from audiobench.progress import RichProgress
 from audiobench.results import (
@@ -118,21 +123,35 @@ def _make_encoder(spec: str | Encoder, model_options: dict[str, Any]) -> Encoder
 
 
 class _FlopsOnce:
-    """FLOPs per second of audio, counted at most once per evaluate() call."""
+    """The encoder's FLOPs, each probe length counted at most once per evaluate() call.
+
+    After a failed count no other is tried: the figures are worth a warning, never a
+    finished run.
+    """
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
-        self.done = False
-        self.value: float | None = None
+        self.failed = False
+        self.counted: dict[float, float | None] = {}
 
     def __call__(self, encoder: Encoder, console: Console) -> float | None:
-        if self.enabled and not self.done:
-            self.done = True
+        """FLOPs per second of audio (on a ``FLOPS_PROBE_SECONDS`` clip)."""
+        total = self.total(encoder, FLOPS_PROBE_SECONDS, console)
+        return None if total is None else total / FLOPS_PROBE_SECONDS
+
+    def total(self, encoder: Encoder, seconds: float, console: Console) -> float | None:
+        """FLOPs of one forward pass on a clip of ``seconds`` (rounded to 10 ms)."""
+        key = round(seconds, 2)
+        if not self.enabled or self.failed or key <= 0:
+            return None
+        if key not in self.counted:
             try:
-                self.value = count_flops_per_second(encoder)
-            except Exception as exc:  # a figure, never worth losing a finished run over
+                self.counted[key] = count_flops(encoder, seconds=key)
+            except Exception as exc:
+                self.failed = True
+                self.counted[key] = None
                 console.print(f"  [yellow]FLOP count failed[/] ({type(exc).__name__}: {exc})")
-        return self.value
+        return self.counted[key]
 
 
 def _efficiency(
@@ -141,17 +160,21 @@ def _efficiency(
     n_parameters: int | None,
     canonical_rate: int,
     flops: float | None,
+    flops_per_example: float | None,
     device: str,
     batch_size: int,
 ) -> Efficiency:
     per_s = stats.embedding_bytes / stats.embedded_seconds if stats.embedded_seconds > 0 else None
+    ratios = stats.compression_ratios
     return Efficiency(
         n_parameters=n_parameters,
         embedding_size=int(statistics.median(stats.embedding_sizes))
         if stats.embedding_sizes
         else None,
         bytes_per_second=per_s,
-        compression_ratio=compression_ratio(per_s, canonical_rate) if per_s else None,
+        compression_ratio=statistics.fmean(ratios) if ratios else None,
+        pcm_compression_ratio=pcm_compression_ratio(per_s, canonical_rate) if per_s else None,
+        flops_per_example=flops_per_example,
         flops_per_second=flops,
         clips_per_s=(stats.n_encoded / stats.encode_s) if stats.encode_s > 0 else None,
         audio_seconds_per_s=(stats.audio_seconds / stats.encode_s) if stats.encode_s > 0 else None,
@@ -351,6 +374,10 @@ def _run_one(
         console.print(f"  [yellow]warning:[/] {escape(encoder.meta.name)}: {escape(note)}")
     details = {**scores.details, **({"run_notes": notes} if notes else {})}
     flops_per_second = flops(encoder, console)  # loads the model if the cache served every clip
+    durations = list(embedder.durations.values())
+    flops_per_example = (
+        flops.total(encoder, statistics.median(durations), console) if durations else None
+    )
     n_parameters = encoder.parameter_count()
     if task.unused_options:
         details["unused_options"] = task.unused_options
@@ -392,6 +419,7 @@ def _run_one(
             n_parameters,
             task.metadata.sample_rate,
             flops_per_second,
+            flops_per_example,
             config.device,
             embedder.batch_size,
         ),

@@ -270,7 +270,7 @@ def _subsample(tables: dict[str, Any], splits: Sequence[str], label: str) -> dic
     out = dict(tables)
     for split in splits:
         ds = tables[split]
-        if SUBSAMPLE_SIZE >= len(ds):
+        if len(ds) <= SUBSAMPLE_SIZE:
             continue
         small = datasets.Dataset.from_dict(
             {label: codes[split], "row": list(range(len(ds)))},

@@ -190,6 +190,29 @@ def _folder_task(argument: str, **kwargs: Any) -> Task:
 tasks.add_resolver("folder", _folder_task)
 
 
+def _folder_family_task(family: str) -> Callable[..., Task]:
+    """The resolver of ``folder-<family>:PATH`` (see ``tasks/folder.py``)."""
+
+    def create(argument: str, **kwargs: Any) -> Task:
+        from audiobench.tasks.folder import folder_task
+
+        return folder_task(argument, family=family, **kwargs)
+
+    return create
+
+
+# The families of tasks/folder.py's FOLDER_FAMILIES (a test keeps the two equal).
+for _family in (
+    "similarity",
+    "classification",
+    "multilabel",
+    "clustering",
+    "retrieval",
+    "pair-classification",
+):
+    tasks.add_resolver(f"folder-{_family}", _folder_family_task(_family))
+
+
 # Model resolvers import their module when first used (torch and transformers are heavy);
 # models never import the registry: the cascade gets ``models.create`` as an argument.
 

@@ -156,7 +156,18 @@ class Efficiency(BaseModel):
         default=None, ge=0, description="Pooled embedding bytes per second of audio."
     )
     compression_ratio: float | None = Field(
+        default=None,
+        ge=0,
+        description="MSEB's: embedding bytes / float32 waveform bytes at the task's rate, "
+        "mean over clips (below 1: the embedding is smaller).",
+    )
+    pcm_compression_ratio: float | None = Field(
         default=None, ge=0, description="16-bit PCM bytes at the task's rate / embedding bytes."
+    )
+    flops_per_example: float | None = Field(
+        default=None,
+        ge=0,
+        description="MSEB's: FLOPs of one forward pass on a clip of the median duration.",
     )
     flops_per_second: float | None = Field(
         default=None, ge=0, description="FLOPs per second of audio (probe clip, eager attention)."
@@ -256,7 +267,14 @@ class TaskResult(BaseModel):
     def _version(cls, data: Any) -> Any:
         # Without an explicit version, a result with no run identity reads as version 1.
         if isinstance(data, dict) and "schema_version" not in data and data.get("run") is None:
-            return {**data, "schema_version": 1}
+            data = {**data, "schema_version": 1}
+        if isinstance(data, dict) and data.get("schema_version") == 1:
+            # Version 1 called the PCM-based figure (the inverse direction) compression_ratio.
+            efficiency = data.get("efficiency")
+            if isinstance(efficiency, dict) and "compression_ratio" in efficiency:
+                efficiency = dict(efficiency)
+                efficiency["pcm_compression_ratio"] = efficiency.pop("compression_ratio")
+                data = {**data, "efficiency": efficiency}
         return data
 
     @model_validator(mode="after")

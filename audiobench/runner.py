@@ -34,6 +34,7 @@ from audiobench.audio import (
     waveform_hash,
 )
 from audiobench.cache import EmbeddingCache
+from audiobench.efficiency import waveform_compression_ratio
 from audiobench.encoder import Encoder
 from audiobench.pooling import check_collate_size
 from audiobench.results import SkippedClip
@@ -89,6 +90,8 @@ class RunStats:
     audio_seconds: float = 0.0  # of the clips encoded in this run
     embedded_seconds: float = 0.0  # of every clip embedded, cached or not
     embedding_bytes: int = 0  # of the pooled arrays handed to the task
+    #: Per pooled clip: embedding bytes / float32 waveform bytes at the task's rate (MSEB).
+    compression_ratios: list[float] = field(default_factory=list)
     embedding_sizes: list[int] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     skipped: list[SkippedClip] = field(default_factory=list)
@@ -183,7 +186,11 @@ class CachedEmbedder(Embedder):
                             continue
                         self.stats.embedding_bytes += array.nbytes
                         self.stats.embedding_sizes.append(int(array.size))
-                        self.stats.embedded_seconds += self.durations[item.clip.id]
+                        seconds = self.durations[item.clip.id]
+                        self.stats.embedded_seconds += seconds
+                        self.stats.compression_ratios.append(
+                            waveform_compression_ratio(array.nbytes, seconds * self.canonical_rate)
+                        )
         finally:
             bar.close()
             self.stats.wall_s += time.perf_counter() - t0

@@ -11,7 +11,12 @@ import torch
 
 import audiobench
 from audiobench.audio import Clip, FileAudioRef
-from audiobench.efficiency import compression_ratio, count_flops_per_second
+from audiobench.efficiency import (
+    count_flops,
+    count_flops_per_second,
+    pcm_compression_ratio,
+    waveform_compression_ratio,
+)
 from audiobench.encoder import Encoder, ModelMeta, OutputKind
 from audiobench.models.baselines import LogMelEncoder
 from audiobench.runner import BatchSizeWarning, CachedEmbedder, is_out_of_memory
@@ -45,11 +50,26 @@ def test_flops_of_dsp_baseline_are_not_reported_as_zero() -> None:
     assert count_flops_per_second(LogMelEncoder(), seconds=1.0) is None
 
 
-def test_compression_ratio_against_16_bit_pcm() -> None:
+def test_flops_per_example_is_one_forward_pass() -> None:
+    # 0.5 s = 50 frames of 2·160·8 FLOPs.
+    assert count_flops(LinearFrames(), seconds=0.5) == pytest.approx(50 * 2 * 160 * 8)
+    assert count_flops(LogMelEncoder(), seconds=0.5) is None
+
+
+def test_pcm_compression_ratio_against_16_bit_pcm() -> None:
     # A 512-float32 vector per 2 s clip: 1024 B/s; 16 kHz 16-bit PCM is 32000 B/s.
-    assert compression_ratio(1024.0, 16000) == pytest.approx(31.25)
+    assert pcm_compression_ratio(1024.0, 16000) == pytest.approx(31.25)
     with pytest.raises(ValueError):
-        compression_ratio(0.0, 16000)
+        pcm_compression_ratio(0.0, 16000)
+
+
+def test_waveform_compression_ratio_is_msebs_direction() -> None:
+    # A 512-float32 vector (2048 B) of a 2 s clip at 16 kHz (32000 float32 samples, 128000 B).
+    assert waveform_compression_ratio(2048, 32000) == pytest.approx(0.016)
+    # An embedding as large as the waveform: 1; larger: above 1.
+    assert waveform_compression_ratio(400, 100) == 1.0
+    with pytest.raises(ValueError):
+        waveform_compression_ratio(2048, 0)
 
 
 class OutOfMemoryAbove(StatsEncoder):
@@ -106,8 +126,13 @@ def test_every_result_records_efficiency(tmp_path: Path, labelled_folder: Path) 
     seconds = sum(0.3 + 0.05 * k for k in range(4)) * 3
     assert eff.embedding_size == 8
     assert eff.bytes_per_second == pytest.approx(12 * 8 * 4 / seconds)
-    assert eff.compression_ratio == pytest.approx(32000 / eff.bytes_per_second)
+    assert eff.pcm_compression_ratio == pytest.approx(32000 / eff.bytes_per_second)
+    # MSEB's ratio, clip by clip: 32 embedding bytes over 4 bytes per sample at 16 kHz.
+    per_clip = [32 / (4 * 16000 * (0.3 + 0.05 * k)) for k in range(4)]
+    assert eff.compression_ratio == pytest.approx(sum(per_clip) / 4)
     assert eff.flops_per_second == pytest.approx(100 * 2 * 160 * 8)
+    # One forward pass on the median clip (0.375 s, counted at 0.38 s: 38 frames).
+    assert eff.flops_per_example == pytest.approx(38 * 2 * 160 * 8)
     assert eff.n_parameters is None  # the test encoder declares none
     assert eff.clips_per_s and eff.clips_per_s > 0 and eff.audio_seconds_per_s
     assert eff.peak_memory_mb and eff.peak_memory_mb > 0

@@ -17,7 +17,7 @@ import torch
 
 from audiobench.encoder import Encoder
 
-__all__ = ["BUILDERS", "build", "loaded"]
+__all__ = ["BUILDERS", "build", "loaded", "rewrite_weights"]
 
 
 def _seed() -> None:
@@ -183,7 +183,7 @@ def clap(path: Path) -> Path:
     return path
 
 
-def encodec(path: Path) -> Path:
+def encodec(path: Path, *, bandwidths: tuple[float, ...] = (1.5, 3.0, 6.0)) -> Path:
     from transformers import EncodecConfig, EncodecFeatureExtractor, EncodecModel
 
     _seed()
@@ -195,7 +195,7 @@ def encodec(path: Path) -> Path:
         codebook_size=64,
         codebook_dim=16,
         num_lstm_layers=1,
-        target_bandwidths=[1.5, 3.0, 6.0],
+        target_bandwidths=list(bandwidths),
         use_causal_conv=True,
         normalize=False,
     )
@@ -232,6 +232,16 @@ BUILDERS = {
     "encodec": encodec,
     "ast": ast,
 }
+
+
+def rewrite_weights(path: Path, seed: int) -> None:
+    """Save new random weights (same architecture and size) over the checkpoint at ``path``."""
+    import transformers
+
+    config = transformers.AutoConfig.from_pretrained(path)
+    model_cls = getattr(transformers, config.architectures[0])
+    torch.manual_seed(seed)
+    model_cls(config).save_pretrained(path)
 
 
 def build(kind: str, root: Path) -> Path:

@@ -37,11 +37,11 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
+from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
 from audiobench.metrics.naming import describe_clips
-from audiobench import reports as _reports
 from audiobench.reports import Count, Report, Summary, Unit, mean_or_none
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, error_in_context
 

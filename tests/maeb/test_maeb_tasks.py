@@ -8,6 +8,7 @@ the audio–text ones with a small fake text-capable embedder.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -332,11 +333,19 @@ def one_openmp_thread() -> Iterator[None]:
         yield
 
 
+def _unique(tmp_path: Path, name: str) -> Path:
+    """A folder whose name no other test, or earlier session, uses.
+
+    ``datasets`` caches a local copy by its folder's name and files; a name used before
+    (another test's copy) could be served from that cache.
+    """
+    digest = hashlib.sha1(str(tmp_path).encode()).hexdigest()[:12]
+    return tmp_path / f"{name.replace('.', '_')}-{digest}"
+
+
 def _copy(name: str, tmp_path: Path) -> tuple[Path, Case]:
     case = CASES[name]()
-    # datasets caches a local copy under its folder's name: one name per test and task.
-    folder = f"{name}-{tmp_path.name}".replace(".", "_")
-    root = write_hub_dataset(tmp_path / folder, case.configs, case.features)
+    root = write_hub_dataset(_unique(tmp_path, name), case.configs, case.features)
     return root, case
 
 
@@ -396,10 +405,13 @@ def test_subsampling_draws_the_rows_the_reference_draws(tmp_path: Path) -> None:
     n = SUBSAMPLE_SIZE + 90
     ages = ["teens", "twenties", "thirties", "fourties", "fifties"]
     rng = np.random.default_rng(3)
-    tiny = {"bytes": audio(300, 0, seconds=0.001)["bytes"], "path": "x.wav"}
-    test = [{"audio": tiny, "age": ages[int(rng.integers(5))], "row": k} for k in range(n)]
-    train = [{"audio": tiny, "age": a, "row": -1} for a in ages]
-    root = write_hub_dataset(tmp_path / f"cl-{tmp_path.name}", {"default": {"train": train, "test": test}})
+    tiny = audio(300, 0, seconds=0.001)["bytes"]
+    test = [
+        {"audio": {"bytes": tiny, "path": f"{k}.wav"}, "age": ages[int(rng.integers(5))], "row": k}
+        for k in range(n)
+    ]
+    train = [{"audio": {"bytes": tiny, "path": "t.wav"}, "age": a, "row": -1} for a in ages]
+    root = write_hub_dataset(_unique(tmp_path, "cl"), {"default": {"train": train, "test": test}})
     cls = registry.tasks.get("CommonLanguageAgeDetection")
     task = cls(dataset_path=root)
     clips = [c for c in task.load_data() if c.split == "test"]
@@ -409,7 +421,8 @@ def test_subsampling_draws_the_rows_the_reference_draws(tmp_path: Path) -> None:
     drawn = ds.train_test_split(test_size=SUBSAMPLE_SIZE, seed=SUBSAMPLE_SEED, stratify_by_column="age")
     expected = drawn["test"]["row"]
     assert len(clips) == SUBSAMPLE_SIZE
-    assert [int(c.id.split(":")[1]) for c in clips] == expected
+    rows = [c.audio.dataset[c.audio.row][c.audio.column]["path"] for c in clips]  # type: ignore[attr-defined]
+    assert rows == [f"{k}.wav" for k in expected]
 
 
 # ---------------------------------------------------------------------------- evaluation

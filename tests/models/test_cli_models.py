@@ -55,3 +55,17 @@ def test_list_models_shows_the_built_ins() -> None:
     assert models["encodec-24khz"]["can_decode"] is True
     assert models["clap"]["modalities"] == ["audio", "text"]
     assert models["random-projection"]["n_parameters"] == 0
+
+
+def test_list_models_shows_each_models_options() -> None:
+    result = CliRunner().invoke(app, ["list", "models", "--json"])
+    assert result.exit_code == 0
+    options = {m["name"]: m["options"] for m in json.loads(result.stdout)}
+    common = {"layer": None, "weights": None, "trust_remote_code": False}
+    assert options["encodec-24khz"] == {**common, "output": "latents", "bandwidth": None}
+    assert options["whisper-large-v3"] == {**common, "long_clips": "truncate"}
+    assert options["clap"] == {**common, "crop": "center", "seed": 0}
+    assert options["wavlm-large"] == common
+    assert options["mfcc"] == {"n_mfcc": 20}
+    assert options["random-projection"] == {"dim": 512, "seed": 0}
+    assert options["log-mel"] == {}

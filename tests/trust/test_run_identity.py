@@ -173,3 +173,13 @@ def test_free_text_reaching_the_csv_cannot_run_as_a_formula(tmp_path: Path) -> N
     for line in text.splitlines()[1:]:
         for cell in line.split(","):
             assert not cell.startswith(("=", "+", "@")), cell
+
+
+def test_version_1_compression_ratio_is_read_as_the_pcm_figure() -> None:
+    """Version 1 named the PCM-based figure (PCM bytes / embedding bytes) compression_ratio;
+    since version 2 that name is MSEB's (embedding bytes / waveform bytes)."""
+    path = Path(__file__).parent / "v1_results" / "log-mel" / "v1" / "MockClustering.json"
+    written = json.loads(path.read_text())["efficiency"]["compression_ratio"]
+    result = load_result(path)
+    assert result.efficiency.pcm_compression_ratio == written
+    assert result.efficiency.compression_ratio is None
