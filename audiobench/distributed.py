@@ -410,17 +410,27 @@ def _portable(encoder: Encoder) -> Encoder:
 
 
 class RaySession:
-    """A connection to a Ray cluster for a run (or a grid of runs), and its encoder pool."""
+    """A connection to a Ray cluster for a run (or a grid of runs), and its encoder pool.
+
+    It connects on first use, so a run whose results are all reused never
+    starts or joins a cluster; it leaves alone a Ray already initialised.
+    """
 
     def __init__(self, address: str) -> None:
-        ray = import_ray()
-        self.ray = ray
         self.address = None if address in ("", DEFAULT_ADDRESS) else address
         self.owns = False
-        if not ray.is_initialized():
-            ray.init(address=self.address, logging_level=logging.WARNING)
-            self.owns = True
+        self._ray: Any = None
         self.pool: EncoderPool | None = None
+
+    @property
+    def ray(self) -> Any:
+        if self._ray is None:
+            ray = import_ray()
+            if not ray.is_initialized():
+                ray.init(address=self.address, logging_level=logging.WARNING)
+                self.owns = True
+            self._ray = ray
+        return self._ray
 
     def resources(self) -> dict[str, float]:
         return {k: float(v) for k, v in self.ray.cluster_resources().items()}
@@ -473,8 +483,8 @@ class RaySession:
 
     def close(self) -> None:
         self.drop_pool()
-        if self.owns and self.ray.is_initialized():
-            self.ray.shutdown()
+        if self.owns and self._ray is not None and self._ray.is_initialized():
+            self._ray.shutdown()
 
 
 _SESSION: RaySession | None = None

@@ -236,6 +236,33 @@ class SkippedClip(BaseModel):
     reason: str
 
 
+def _renamed(entry: Any, old: str, new: str) -> Any:
+    if isinstance(entry, dict) and old in entry and new not in entry:
+        return {(new if key == old else key): value for key, value in entry.items()}
+    return entry
+
+
+def _renamed_since_version_1(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 result with the fields renamed when their names took the papers' meaning.
+
+    ``efficiency.compression_ratio`` was the PCM-based figure (now ``pcm_compression_ratio``;
+    the name is MSEB's ratio since version 2), and reranking's ``cer`` the character error
+    rate (now ``char_error_rate``; MSEB's "CER" is ``candidate_error_rate``).
+    """
+    data = dict(data)
+    if "efficiency" in data:
+        data["efficiency"] = _renamed(
+            data["efficiency"], "compression_ratio", "pcm_compression_ratio"
+        )
+    task = data.get("task")
+    if isinstance(task, dict) and task.get("family") == "reranking":
+        for key in ("scores", "aggregates"):
+            block = data.get(key)
+            if isinstance(block, dict):
+                data[key] = {k: _renamed(v, "cer", "char_error_rate") for k, v in block.items()}
+    return data
+
+
 class TaskResult(BaseModel):
     """Everything one evaluation produced, and enough context to reproduce it."""
 
@@ -269,12 +296,7 @@ class TaskResult(BaseModel):
         if isinstance(data, dict) and "schema_version" not in data and data.get("run") is None:
             data = {**data, "schema_version": 1}
         if isinstance(data, dict) and data.get("schema_version") == 1:
-            # Version 1 called the PCM-based figure (the inverse direction) compression_ratio.
-            efficiency = data.get("efficiency")
-            if isinstance(efficiency, dict) and "compression_ratio" in efficiency:
-                efficiency = dict(efficiency)
-                efficiency["pcm_compression_ratio"] = efficiency.pop("compression_ratio")
-                data = {**data, "efficiency": efficiency}
+            data = _renamed_since_version_1(data)
         return data
 
     @model_validator(mode="after")

@@ -5,7 +5,8 @@ window (10 s) are cropped *before* the feature extractor, deterministically
 (``crop="center"`` by default, ``"start"``, or ``"seeded"``: an offset drawn
 from a generator seeded by ``seed`` and the clip's length), so the extractor's
 own unseeded random crop never runs and the same clip always gives the same
-vector.
+vector. Shorter clips, however short, are repeat-padded to the window by the
+feature extractor, clip by clip, so no clip's vector depends on its batch.
 """
 
 from __future__ import annotations

@@ -18,14 +18,15 @@ audio embedding and the candidate's embedding (the candidate clip's audio, or th
 tower's embedding of the candidate text). Candidates are ranked by decreasing score, ties to
 the earlier candidate; metric definitions: :mod:`audiobench.metrics.reranking`. For text
 candidates the top-ranked candidate is also read as a transcript of the query:
-``wer``/``cer`` are the corpus-level word and character error rates
-(:mod:`audiobench.metrics.text_errors`; lowercased, and with punctuation removed when
-``strip_punctuation``) of the top candidates against, for each query, the positive with the
+``wer`` and ``char_error_rate`` are the corpus-level word and character error rates, and
+``candidate_error_rate`` is MSEB's reranking "CER": the share of queries whose top candidate
+has any word error (:mod:`audiobench.metrics.text_errors`; lowercased, and with punctuation
+removed when ``strip_punctuation``), each against, for each query, the positive with the
 fewest edits to it (the usual multi-reference convention; with one positive, that positive).
 
 **Bad input.** A query with an empty candidate list or without a relevant candidate makes the
 metrics undefined: an error naming the queries (``on_missing="raise"``, default), or with
-``on_missing="skip"`` it is left out of every mean (WER/CER included) and counted
+``on_missing="skip"`` it is left out of every mean (the error rates included) and counted
 (``n_skipped_empty``, ``n_skipped_no_relevant``, ids in ``details["skipped_queries"]``). An
 audio candidate id that is not a clip of the task is an error. Clips the runner skipped
 (``--on-error skip``) drop their queries (``n_queries_unembedded``) and candidate entries
@@ -70,13 +71,16 @@ __all__ = ["RerankingReport", "RerankingSummary", "RerankingTask", "closest_refe
 
 #: Metrics that are means over queries of [0, 1] values, and the error rates (≥ 0).
 RANKING_METRICS = ("map", "mrr", "ndcg")
-ERROR_RATES = ("wer", "cer")
+ERROR_RATES = ("wer", "candidate_error_rate", "char_error_rate")
 
 
 def _ndcg_at(name: str) -> str:
     k = name.removeprefix("ndcg@")
     if k == name or not k.isdigit() or int(k) < 1 or k != str(int(k)):
-        raise ValueError("unknown metric; known: map, mrr, ndcg, ndcg@<k>, wer, cer")
+        raise ValueError(
+            "unknown metric; known: map, mrr, ndcg, ndcg@<k>, wer, candidate_error_rate, "
+            "char_error_rate"
+        )
     return name
 
 
@@ -93,7 +97,9 @@ class RerankingScores(Report):
     ndcg: Unit | None
     #: Text candidates only: error rates of the top candidate (corpus level, may exceed 1).
     wer: NonNegative | None = None
-    cer: NonNegative | None = None
+    #: MSEB's reranking "CER": share of queries whose top candidate has any word error.
+    candidate_error_rate: Unit | None = None
+    char_error_rate: NonNegative | None = None
 
 
 class RerankingReport(RerankingScores):
@@ -361,17 +367,25 @@ class RerankingTask(Task):
     def _error_rates(
         self, kept: Sequence[tuple[Clip, list[str], list[str]]], score_lists: list[np.ndarray]
     ) -> dict[str, float]:
-        """WER and CER of each evaluated query's top candidate against its closest positive."""
-        from audiobench.metrics import character_error_rate, top_candidates, word_error_rate
+        """WER, candidate and character error rates of each evaluated query's top candidate
+        against its closest positive."""
+        from audiobench.metrics import (
+            candidate_error_rate,
+            character_error_rate,
+            top_candidates,
+            word_error_rate,
+        )
 
         evaluated = [i for i, (_, cands, pos) in enumerate(kept) if cands and set(cands) & set(pos)]
         best = top_candidates([score_lists[i] for i in evaluated])
         hyps = [kept[i][1][b] for i, b in zip(evaluated, best, strict=True)]
         refs = [kept[i][2] for i in evaluated]
         norm = {"lowercase": True, "strip_punctuation": self.options.strip_punctuation}
+        word_refs = closest_references(refs, hyps, "word", **norm)
         return {
-            "wer": word_error_rate(closest_references(refs, hyps, "word", **norm), hyps, **norm),
-            "cer": character_error_rate(
+            "wer": word_error_rate(word_refs, hyps, **norm),
+            "candidate_error_rate": candidate_error_rate(word_refs, hyps, **norm),
+            "char_error_rate": character_error_rate(
                 closest_references(refs, hyps, "char", **norm), hyps, **norm
             ),
         }

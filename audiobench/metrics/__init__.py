@@ -151,6 +151,7 @@ if TYPE_CHECKING:
     )
     from audiobench.metrics.silhouette import silhouette, silhouette_details
     from audiobench.metrics.text_errors import (
+        candidate_error_rate,
         character_error_rate,
         character_error_rate_details,
         edit_distance,
@@ -245,6 +246,7 @@ _EXPORTS: dict[str, str] = {
     "gsr_details": "separation",
     "silhouette": "silhouette",
     "silhouette_details": "silhouette",
+    "candidate_error_rate": "text_errors",
     "character_error_rate": "text_errors",
     "character_error_rate_details": "text_errors",
     "edit_distance": "text_errors",
@@ -278,6 +280,7 @@ __all__ = [
     "binomial_p_value",
     "bits_per_second",
     "bootstrapped_kmeans_scores",
+    "candidate_error_rate",
     "character_error_rate",
     "character_error_rate_details",
     "classification_scores",

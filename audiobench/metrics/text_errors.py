@@ -1,4 +1,4 @@
-"""Word and character error rates (for the transcript of a top-ranked candidate, say).
+"""Word, character and candidate error rates (of a top-ranked candidate's text, say).
 
 **Edit distance.** The Levenshtein distance between a reference and a hypothesis sequence:
 the least number of substitutions, deletions and insertions (each costing 1) that turn the
@@ -8,6 +8,9 @@ reference into the hypothesis.
 rate = Σ_i edits_i / Σ_i len(reference_i), counted in words (WER) or characters (CER). It is
 not the mean of per-pair rates, and it can exceed 1 (insertions). An empty reference is fine
 as long as the references are not all empty (then the rate is undefined: a ValueError).
+
+**Candidate error rate** (MSEB's reranking "CER"): the share of pairs whose hypothesis has
+any word error, i.e. mean_i [word edits_i > 0]; in [0, 1]. Not a character error rate.
 
 **Normalisation**, applied identically to both sides, in this order:
 
@@ -31,6 +34,7 @@ import numpy as np
 from audiobench.metrics.results import MetricResult
 
 __all__ = [
+    "candidate_error_rate",
     "character_error_rate",
     "character_error_rate_details",
     "edit_distance",
@@ -185,3 +189,32 @@ def character_error_rate_details(
     """:func:`character_error_rate` as a :class:`MetricResult` (same details as
     :func:`word_error_rate_details`)."""
     return _error_rate(references, hypotheses, "char", lowercase, strip_punctuation)
+
+
+def candidate_error_rate(
+    references: str | Sequence[str],
+    hypotheses: str | Sequence[str],
+    *,
+    lowercase: bool = True,
+    strip_punctuation: bool = False,
+) -> float:
+    """Share of pairs whose hypothesis has at least one word error, in [0, 1].
+
+    MSEB reports it for reranking as "CER" (candidate error rate): a query counts as an error
+    when its top-ranked candidate differs from the reference in any word after normalisation.
+    Same arguments as :func:`word_error_rate`; an empty reference is compared like any other.
+    """
+    if isinstance(references, str) != isinstance(hypotheses, str):
+        raise ValueError("give references and hypotheses both as strings or both as sequences")
+    refs = _texts(references, "references")
+    hyps = _texts(hypotheses, "hypotheses")
+    if len(refs) != len(hyps):
+        raise ValueError(f"got {len(refs)} references and {len(hyps)} hypotheses")
+    if not refs:
+        raise ValueError("no texts to compare: references and hypotheses are empty")
+    norm = {"lowercase": lowercase, "strip_punctuation": strip_punctuation}
+    wrong = sum(
+        edit_distance(normalize_text(r, **norm).split(), normalize_text(h, **norm).split()) > 0
+        for r, h in zip(refs, hyps, strict=True)
+    )
+    return wrong / len(refs)

@@ -72,7 +72,10 @@ def test_text_candidates_hand_computed() -> None:
     assert report["n_queries"] == 2 and report["n_candidates"] == 5
     # Top candidates "a dog barks" (vs "the dog barks": 1 word, 3 characters) and "rain falls".
     assert report["wer"] == pytest.approx((1 + 0) / (3 + 2))
-    assert report["cer"] == pytest.approx((3 + 0) / (13 + 10))
+    assert report["char_error_rate"] == pytest.approx((3 + 0) / (13 + 10))
+    # MSEB's candidate error rate: q1's top candidate has a word error, q2's has none.
+    assert report["candidate_error_rate"] == pytest.approx(1 / 2)
+    assert "cer" not in report
     assert result.main_score == report["map"]
     assert result.details["text_normalization"]["reference"] == "closest positive"
     assert TextRerank.score_problems(result.scores) == []
@@ -160,7 +163,8 @@ def test_score_problems() -> None:
             "ndcg": 0.5,
             "ndcg@5": 0.2,
             "wer": 1.7,
-            "cer": None,
+            "candidate_error_rate": None,
+            "char_error_rate": None,
             **counts,
         }
     }
@@ -270,7 +274,7 @@ def test_mock_reranking_runs_with_the_tiny_clap(tmp_path: Path, tiny_clap: Path)
     (path,) = tmp_path.glob("*/*/MockReranking.json")
     report = load_result(path).scores["default"]
     assert report["n_queries"] == 24 and report["n_candidates"] == 24 * 6
-    assert report["wer"] >= 0 and report["cer"] >= 0
+    assert report["wer"] >= 0 and report["char_error_rate"] >= 0
     # The generated labels.csv carries the candidates "|"-joined.
     data = Path(os.environ["AUDIOBENCH_DATA"]) / "generated" / "MockReranking-v1"
     with (data / "labels.csv").open() as fh:

@@ -346,7 +346,7 @@ def test_every_declared_task_instantiates() -> None:
     names = {
         "ESC50Retrieval": False,
         "ClothoA2TRetrieval": False,
-        "ClothoT2ARetrieval": False,
+        "ClothoTextToAudioRetrieval": False,
         "MockRetrieval": True,
         "MockAudioTextRetrieval": True,
         "MockTextAudioRetrieval": True,
@@ -417,7 +417,7 @@ def test_clotho_tasks_read_a_hub_like_copy(tmp_path: Path) -> None:
     assert sorted(t for call in fake.text_calls for t in call) == sorted(
         ["A dog barks", "A dog is barking loudly", "Rain falls on a roof", "Water drips"]
     )
-    t2a = tasks["ClothoT2ARetrieval"](dataset_path=root).evaluate(fake, clips)
+    t2a = tasks["ClothoTextToAudioRetrieval"](dataset_path=root).evaluate(fake, clips)
     assert t2a.scores["default"]["n_queries"] == 4 and t2a.main_score == 1.0
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from audiobench.metrics import (
+    candidate_error_rate,
     character_error_rate,
     edit_distance,
     normalize_text,
@@ -102,3 +103,27 @@ def test_errors() -> None:
         edit_distance([["a"]], [["b"]])
     with pytest.raises(ValueError, match="must be a string"):
         normalize_text(3)  # type: ignore[arg-type]
+
+
+def test_candidate_error_rate_hand_computed_and_brute_force() -> None:
+    refs = ["the dog barks", "rain falls", "A cat.", ""]
+    hyps = ["a dog barks", "rain  falls", "a cat", ""]
+    # Word errors: 1, 0, 1 ("cat." vs "cat" without stripping punctuation), 0.
+    assert candidate_error_rate(refs, hyps) == pytest.approx(2 / 4)
+    assert candidate_error_rate(refs, hyps, strip_punctuation=True) == pytest.approx(1 / 4)
+    assert candidate_error_rate("x y", "x y") == 0.0
+    # Brute force: a pair is an error exactly when its own WER is positive (or, for an
+    # empty reference, when the hypothesis has words).
+    rng = np.random.default_rng(3)
+    words = ["a", "b", "c"]
+    pairs = [
+        (
+            " ".join(rng.choice(words, int(rng.integers(1, 4)))),
+            " ".join(rng.choice(words, int(rng.integers(0, 4)))),
+        )
+        for _ in range(200)
+    ]
+    expected = np.mean([word_error_rate(r, h) > 0 for r, h in pairs])
+    assert candidate_error_rate([r for r, _ in pairs], [h for _, h in pairs]) == expected
+    with pytest.raises(ValueError, match="empty"):
+        candidate_error_rate([], [])

@@ -183,3 +183,18 @@ def test_version_1_compression_ratio_is_read_as_the_pcm_figure() -> None:
     result = load_result(path)
     assert result.efficiency.pcm_compression_ratio == written
     assert result.efficiency.compression_ratio is None
+
+
+def test_version_1_reranking_cer_is_read_as_the_character_error_rate(tmp_path: Path) -> None:
+    """Version 1's reranking ``cer`` was the character error rate; MSEB's "CER" (the candidate
+    error rate) is a different number, so the old value keeps its meaning under its new name."""
+    source = Path(__file__).parent / "v1_results" / "log-mel" / "v1" / "MockAudioReranking.json"
+    data = json.loads(source.read_text())
+    for entry in data["scores"].values():
+        entry["wer"], entry["cer"] = 0.5, 0.25
+    path = tmp_path / "MockAudioReranking.json"
+    path.write_text(json.dumps(data))
+    result = load_result(path)
+    for entry in result.scores.values():
+        assert entry["char_error_rate"] == 0.25 and "cer" not in entry
+        assert "candidate_error_rate" not in entry  # not computed by version 1: not invented
