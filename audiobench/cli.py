@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -448,10 +450,18 @@ def _model_rows(kind: str | None) -> list[dict[str, Any]]:
             {
                 "name": name,
                 **meta.model_dump(mode="json", exclude={"name"}),
-                "options": cls.Options().model_dump(mode="json"),
+                "options": _option_defaults(cls.Options),
             }
         )
     return rows
+
+
+def _option_defaults(options: type[BaseModel]) -> dict[str, Any]:
+    """Each option's default (JSON), ``None`` where a plugin's option has none (required)."""
+    return {
+        name: None if field.is_required() else to_jsonable_python(field.get_default())
+        for name, field in options.model_fields.items()
+    }
 
 
 @app.command("list")

@@ -117,7 +117,7 @@ def _weights_materialised(encoder: Encoder) -> Iterator[None]:
         for module in modules:
             for sub in module.modules():
                 if parametrize.is_parametrized(sub):
-                    for name in sub.parametrizations:
+                    for name in dict(sub.parametrizations.items()):  # type: ignore[union-attr,operator]
                         getattr(sub, name)
         yield
 

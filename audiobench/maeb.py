@@ -113,8 +113,10 @@ def load_hub_clips(
     """The task's clips, read as ``hub`` says (see the module docstring)."""
     say = progress or (lambda _msg: None)
     meta = task.metadata
-    where = f"local copy {task.dataset_path}" if task.dataset_path else (
-        f"{meta.dataset.path}@{task.dataset_revision}"
+    where = (
+        f"local copy {task.dataset_path}"
+        if task.dataset_path
+        else (f"{meta.dataset.path}@{task.dataset_revision}")
     )
     say(f"loading {meta.name} from {where}")
     if hub.layout in ("retrieval", "reranking"):
@@ -168,7 +170,9 @@ def _config_names(task: Task) -> list[str]:
     try:
         return list(datasets.get_dataset_config_names(path, revision=revision))
     except Exception as exc:
-        raise DatasetError(f"task {task.name}: could not list the configurations of {path!r}: {exc}")
+        raise DatasetError(
+            f"task {task.name}: could not list the configurations of {path!r}: {exc}"
+        ) from exc
 
 
 # ---------------------------------------------------------------------------- tables
@@ -228,7 +232,9 @@ def _clip_id(clip: Clip, hub: HubData) -> str:
     try:
         return hub.id_format.format(**clip.metadata)
     except (KeyError, IndexError, TypeError) as exc:
-        raise DatasetError(f"clip {clip.id!r}: cannot build its id from {hub.id_format!r}: {exc}")
+        raise DatasetError(
+            f"clip {clip.id!r}: cannot build its id from {hub.id_format!r}: {exc}"
+        ) from exc
 
 
 def _pair_clips(

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from audiobench.families import (
     ClassificationTask,
@@ -93,7 +93,7 @@ def folder_task(path: str, family: str = "similarity", **kwargs: Any) -> Task:
 class _FolderTask:
     """Records what the folder's columns made of the task in the result's details."""
 
-    folder_info: dict[str, Any] = {}
+    folder_info: ClassVar[dict[str, Any]] = {}
 
     def protocol(self) -> dict[str, Any]:
         own: dict[str, Any] = super().protocol()  # type: ignore[misc]
@@ -114,7 +114,11 @@ def _layout(root: Path, family: str) -> tuple[type[Task], Any, str, dict[str, An
     if family in ("classification", "multilabel"):
         folds = sorted(
             {str(c.metadata["fold"]) for c in clips if c.metadata.get("fold") not in (None, "")},
-            key=lambda v: (not v.lstrip("-").isdigit(), int(v) if v.lstrip("-").isdigit() else 0, v),
+            key=lambda v: (
+                not v.lstrip("-").isdigit(),
+                int(v) if v.lstrip("-").isdigit() else 0,
+                v,
+            ),
         )
         if has_group:
             info["grouped_by"] = group_column

@@ -598,23 +598,11 @@ def _zero_shot(classes: Sequence[str], label: str) -> tuple[Any, HubData]:
     return options, HubData(classes=tuple(classes), label_column=label)
 
 
+_RAVDESS = ("neutral", "calm", "happy", "sad", "angry", "fearful", "disgust", "surprised")
+
+
 class RavdessZeroshot(MaebTask, ZeroShotClassificationTask):
-    options, hub = _zero_shot(
-        [
-            f"this person is feeling {emotion}"
-            for emotion in (
-                "neutral",
-                "calm",
-                "happy",
-                "sad",
-                "angry",
-                "fearful",
-                "disgust",
-                "surprised",
-            )
-        ],  # fmt: skip
-        "labels",
-    )
+    options, hub = _zero_shot([f"this person is feeling {e}" for e in _RAVDESS], "labels")
     metadata = _meta(
         "RavdessZeroshot",
         "mteb/RavdessZeroshot",

@@ -148,7 +148,9 @@ def test_folder_pairs_from_a_pair_column(tmp_path: Path) -> None:
         a = write_tone(root / f"a{p}.wav", freq=300.0 * (1 + 0.01 * p))
         b = write_tone(root / f"b{p}.wav", freq=(300.0 if same else 3000.0) * (1 + 0.02 * p))
         for side, path in (("a", a), ("b", b)):
-            rows.append({"file": path.name, "id": f"{p}{side}", "pair": f"p{p}", "label": int(same)})
+            rows.append(
+                {"file": path.name, "id": f"{p}{side}", "pair": f"p{p}", "label": int(same)}
+            )
     rows.append({"file": "a0.wav", "id": "again-a", "pair": "p8", "label": 1})  # a file reused
     rows.append({"file": "a0.wav", "id": "again-b", "pair": "p8", "label": 1})
     with (root / "labels.csv").open("w", newline="") as fh:

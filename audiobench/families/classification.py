@@ -248,7 +248,11 @@ class ClassificationTask(Task):
         super().__init_subclass__(**kwargs)
         # Metric names differ between multi-class and multi-label tasks; validation follows.
         multilabel = cls.options.multilabel
-        own = (MultilabelReport, MultilabelSummary) if multilabel else (MulticlassReport, MulticlassSummary)
+        own = (
+            (MultilabelReport, MultilabelSummary)
+            if multilabel
+            else (MulticlassReport, MulticlassSummary)
+        )
         cls.Report = ByProtocol(own[0], MtebReport)  # type: ignore[assignment]
         cls.Summary = ByProtocol(own[1], MtebSummary)  # type: ignore[assignment]
 
@@ -258,7 +262,9 @@ class ClassificationTask(Task):
         name = cls.metadata.name
         if cls.options.protocol == "mteb":
             multilabel = cls.options.multilabel
-            return mteb_protocol.check_main_score(cls, path, "classification", multilabel=multilabel)
+            return mteb_protocol.check_main_score(
+                cls, path, "classification", multilabel=multilabel
+            )
         if len(path) != 2:
             raise ValueError(
                 f"task {name}: main score {':'.join(path)!r} must read '<probe>:<metric>', "

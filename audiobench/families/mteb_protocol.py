@@ -23,8 +23,9 @@ it, ``tests/metrics/test_mteb_protocols.py``), with the reference's fixed settin
   in recall and mAP.
 - **zero-shot classification**: float32 cosine to each class prompt, arg-max, ties to the
   first class (:mod:`audiobench.metrics.zero_shot_argmax`).
-- **pair classification**: :func:`audiobench.metrics.pair_classification.pair_classification_scores`,
-  the reference's keys without the thresholds.
+- **pair classification**: the scores of
+  :func:`audiobench.metrics.pair_classification.pair_classification_scores`, the reference's
+  keys without the thresholds.
 
 A report under ``"mteb"`` is a :class:`MtebReport`: the reference's metric keys (``accuracy``,
 ``hit_rate_at_5``, ``max_ap``, ...) with their values (None where the reference has none), the

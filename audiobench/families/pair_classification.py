@@ -174,7 +174,9 @@ class PairClassificationTask(Task):
 
     # ------------------------------------------------------------------ pairs
 
-    def pairs_of(self, clips: Sequence[Clip], where: str) -> tuple[list[tuple[int, int]], list[int]]:
+    def pairs_of(
+        self, clips: Sequence[Clip], where: str
+    ) -> tuple[list[tuple[int, int]], list[int]]:
         """The pairs of ``clips`` (positions) and their 0/1 labels, in a fixed order."""
         if self.options.pairs == "from_labels":
             return self._pairs_from_labels(clips)
@@ -230,7 +232,10 @@ class PairClassificationTask(Task):
             rng = np.random.default_rng(self.options.seed)
             drawn = np.sort(rng.choice(total, size=self.options.max_pairs, replace=False))
             first, second = _unrank_pairs(drawn, n)
-        labels = [str(clips[int(a)].label) for a in first], [str(clips[int(b)].label) for b in second]
+        labels = (
+            [str(clips[int(a)].label) for a in first],
+            [str(clips[int(b)].label) for b in second],
+        )
         pairs = [(int(a), int(b)) for a, b in zip(first, second, strict=True)]
         return pairs, [int(x == y) for x, y in zip(*labels, strict=True)]
 
@@ -305,7 +310,9 @@ class PairClassificationTask(Task):
             if bad.size:
                 ids = [clips[usable[int(i)][0][side]].id for i in bad]
                 raise invalid_clips_error(
-                    f"{where}: embeddings contain NaN or infinite values", list(range(len(ids))), ids
+                    f"{where}: embeddings contain NaN or infinite values",
+                    list(range(len(ids))),
+                    ids,
                 )
 
     def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
@@ -335,9 +342,10 @@ def _unrank_pairs(ranks: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Pair (i, j), i < j, of each rank in the row-major order of the upper triangle."""
     ranks = ranks.astype(np.int64)
     # Row i starts at rank i*n - i*(i+1)/2; find the last start ≤ rank (exact integer search).
-    starts = np.arange(n, dtype=np.int64) * n - np.arange(n, dtype=np.int64) * (
-        np.arange(n, dtype=np.int64) + 1
-    ) // 2
+    starts = (
+        np.arange(n, dtype=np.int64) * n
+        - np.arange(n, dtype=np.int64) * (np.arange(n, dtype=np.int64) + 1) // 2
+    )
     first = np.searchsorted(starts, ranks, side="right") - 1
     second = ranks - starts[first] + first + 1
     return first, second

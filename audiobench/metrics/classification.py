@@ -237,7 +237,7 @@ def _indicator_matrix(y_true: object, shape: tuple[int, int]) -> np.ndarray:
 
 def _multilabel(y_true: object, scores: object) -> tuple[np.ndarray, np.ndarray]:
     matrix = _score_matrix(scores)
-    truth = _indicator_matrix(y_true, matrix.shape)  # type: ignore[arg-type]
+    truth = _indicator_matrix(y_true, matrix.shape)
     if not truth.any():
         raise ValueError("multi-label y_true has no positive label at all; scores are undefined")
     return truth, matrix

@@ -160,7 +160,7 @@ def zero_shot_similarity(
             isinstance(setting, bool) or not isinstance(setting, int | np.integer) or setting < 1
         ):
             raise ValueError(f"pca settings must be None or positive integers, got {setting!r}")
-        pca_list.append(None if setting is None else int(setting))  # type: ignore[arg-type]
+        pca_list.append(None if setting is None else int(setting))
     metric_list = [str(m) for m in _unique(metrics, "metrics")]
     unknown = sorted(set(metric_list) - set(METRIC_GROUPS))
     if unknown:

@@ -48,6 +48,7 @@ from __future__ import annotations
 import warnings
 from collections import Counter
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -114,13 +115,13 @@ def _fit_predict(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=ConvergenceWarning)
         model.fit(X_train, y_train)
-    return model.predict(X_test)
+    return np.asarray(model.predict(X_test))
 
 
 def _average(reports: list[dict[str, float | None]]) -> dict[str, object]:
     averaged: dict[str, object] = {}
     for key in reports[0]:
-        values = [report[key] for report in reports if report[key] is not None]
+        values = [value for report in reports if (value := report[key]) is not None]
         averaged[key] = float(np.mean(values)) if values else float("nan")
     averaged["scores_per_experiment"] = reports
     return averaged
@@ -277,7 +278,8 @@ def logreg_multilabel_scores(
     samples_per_label = _positive_int(samples_per_label, "samples_per_label")
     n_experiments = _positive_int(n_experiments, "n_experiments")
     max_iter = _positive_int(max_iter, "max_iter")
-    classes = sorted({label for row in test_sets for label in row})
+    labels: set[Any] = {label for row in test_sets for label in row}  # str or int
+    classes = sorted(labels)
     if not classes:
         raise ValueError("test_labels hold no label at all")
     column = {label: j for j, label in enumerate(classes)}

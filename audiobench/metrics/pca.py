@@ -87,4 +87,4 @@ def pca_reduce(X: object, n_components: int, seed: int = 0) -> np.ndarray:
     largest = np.abs(axes).argmax(axis=0)
     signs = np.sign(axes[largest, np.arange(count)])
     signs[signs == 0] = 1.0
-    return centred @ (axes * signs)
+    return np.asarray(centred @ (axes * signs))

@@ -77,7 +77,7 @@ def clustering_purity_details(
     """:func:`clustering_purity` as a :class:`MetricResult` whose ``extras`` hold
     ``noise_fraction`` and ``n_clusters``."""
     try:
-        import umap  # type: ignore[import-not-found]
+        import umap
     except ImportError as error:
         raise ImportError(
             "clustering_purity needs umap-learn, which is an optional dependency: "

@@ -214,7 +214,7 @@ def frame_bag(examples: object) -> np.ndarray:
 
 def _symmetric_sqrt(matrix: np.ndarray) -> np.ndarray:
     values, vectors = np.linalg.eigh(matrix)
-    return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
+    return np.asarray((vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T)
 
 
 def frechet_audio_distance(
@@ -259,8 +259,9 @@ def _squared_distances(
     block: np.ndarray, block_norms: np.ndarray, B: np.ndarray, b_norms: np.ndarray
 ) -> np.ndarray:
     """‖a − b‖² for every row pair, from the Gram matrix, rounding below 0 clipped."""
-    squared = block_norms[:, None] + b_norms[None, :] - 2.0 * (block @ B.T)
-    return np.maximum(squared, 0.0, out=squared)
+    squared: np.ndarray = block_norms[:, None] + b_norms[None, :] - 2.0 * (block @ B.T)
+    np.maximum(squared, 0.0, out=squared)
+    return squared
 
 
 def _upper_pairs(points: np.ndarray) -> Iterator[np.ndarray]:
@@ -419,7 +420,7 @@ def kernel_audio_distance(
     yy = _within_sum(Y, kernel, gamma) / (n * (n - 1))
     xy = _cross_sum(X, Y, kernel, gamma) / (m * n)
     value = float(scale) * (xx + yy - 2.0 * xy)
-    return max(0.0, value) if clamp else value
+    return float(max(0.0, value) if clamp else value)
 
 
 def polynomial_mmd(reference: object, reconstructed: object, *, degree: int = 3) -> float:

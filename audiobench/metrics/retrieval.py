@@ -83,7 +83,7 @@ def check_on_missing(on_missing: str) -> None:
 def real_matrix(values: object, name: str) -> np.ndarray:
     """A finite 2-D float array (float32/float64 kept, else float64), at least 1 × 1."""
     if is_tensor(values):
-        values = values.detach().cpu().numpy()
+        values = values.detach().cpu().numpy()  # type: ignore[attr-defined]
     array = np.asarray(values)
     if array.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, got shape {array.shape}")
@@ -133,7 +133,7 @@ def relevance_pairs(
     ``n_docs`` comes back as given, or as the matrix's column count when relevance is a matrix.
     """
     if is_tensor(relevance):
-        relevance = relevance.detach().cpu().numpy()
+        relevance = relevance.detach().cpu().numpy()  # type: ignore[attr-defined]
     if isinstance(relevance, np.ndarray):
         if relevance.ndim != 2:
             raise ValueError(
@@ -278,7 +278,7 @@ def ranks_from_ranking(ranking: np.ndarray, query: np.ndarray, doc: np.ndarray) 
 
 def _ranking_matrix(ranking: object, n_docs: int | None) -> np.ndarray:
     if is_tensor(ranking):
-        ranking = ranking.detach().cpu().numpy()
+        ranking = ranking.detach().cpu().numpy()  # type: ignore[attr-defined]
     array = np.asarray(ranking)
     if array.ndim != 2 or array.shape[0] < 1 or array.shape[1] < 1:
         raise ValueError(
@@ -319,8 +319,9 @@ def ranked_pairs(
         ranks = ranks_from_scores(matrix, query, doc)
         return RankedPairs(query, ranks, gain, matrix.shape[0]), None
     n_docs = None
-    if (isinstance(relevance, np.ndarray) or is_tensor(relevance)) and len(relevance.shape) == 2:
-        n_docs = int(relevance.shape[1])
+    shape = getattr(relevance, "shape", None)
+    if (isinstance(relevance, np.ndarray) or is_tensor(relevance)) and len(shape) == 2:  # type: ignore[arg-type]
+        n_docs = int(shape[1])  # type: ignore[index]
     rows = _ranking_matrix(ranking, n_docs)
     query, doc, gain, n_docs = relevance_pairs(relevance, rows.shape[0], n_docs)
     depth = rows.shape[1]
@@ -395,11 +396,11 @@ def metrics_from_ranks(
         ideal_order = np.lexsort((-gain, query))
         ideal_gain = gain[ideal_order]
         ideal_discount = 1.0 / np.log2(position + 1.0)
-        for k in ndcg_ks:
-            limit = np.inf if k is None else k
+        for cutoff in ndcg_ks:
+            limit = np.inf if cutoff is None else cutoff
             dcg = per_query_sum(np.where(rank <= limit, gain * discount, 0.0))
             idcg = per_query_sum(np.where(position <= limit, ideal_gain * ideal_discount, 0.0))
-            per_query["ndcg" if k is None else f"ndcg@{k}"] = dcg / idcg
+            per_query["ndcg" if cutoff is None else f"ndcg@{cutoff}"] = dcg / idcg
     return per_query, evaluated
 
 
@@ -539,7 +540,7 @@ def ndcg_at_k(
 
 def _embedding_matrix(values: object, name: str) -> np.ndarray:
     if is_tensor(values):
-        values = values.detach().cpu().numpy()
+        values = values.detach().cpu().numpy()  # type: ignore[attr-defined]
     array = np.asarray(values)
     if array.ndim != 2 or array.shape[0] < 1 or array.shape[1] < 1:
         raise ValueError(f"{name} must be a non-empty 2-D array (rows × dim), got {array.shape}")
@@ -661,7 +662,7 @@ def _faiss_top_k(
     queries: np.ndarray, docs: np.ndarray, k: int, metric: str
 ) -> tuple[np.ndarray, np.ndarray]:
     try:
-        import faiss  # type: ignore[import-not-found]
+        import faiss
     except ImportError as error:
         raise ImportError(
             "top_k(index='faiss') needs faiss-cpu, which is an optional dependency: "

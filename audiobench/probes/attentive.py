@@ -73,7 +73,8 @@ class AttentivePooling(nn.Module):
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         pooled, _ = self.attention(x, mask)
-        return self.classifier(self.dropout(pooled.flatten(1)))
+        logits: torch.Tensor = self.classifier(self.dropout(pooled.flatten(1)))
+        return logits
 
 
 class AttentiveProbe(TorchProbe):

@@ -137,7 +137,7 @@ def jsonable(value: Any) -> Any:
 def subset(inputs: Inputs, indices: np.ndarray) -> Inputs:
     """Rows ``indices`` of validated inputs (vectors or sequences)."""
     if isinstance(inputs, np.ndarray):
-        return inputs[indices]
+        return np.asarray(inputs[indices])
     return [inputs[int(i)] for i in indices]
 
 
@@ -259,7 +259,7 @@ class Probe(ABC):
         inputs = self._check_predict_inputs(X)
         if self.multilabel:
             return (self._predict_scores(inputs) >= self.threshold).astype(np.int64)
-        return self.classes_[self._predict_codes(inputs)]
+        return np.asarray(self.classes_[self._predict_codes(inputs)])
 
     def score(self, X: object, y: object, *, split: str = "test") -> float:
         """Accuracy (multi-class) or subset accuracy (multi-label) on ``(X, y)``.
@@ -290,7 +290,8 @@ class Probe(ABC):
             record["n_classes"] = len(self.classes_)
             record["n_features"] = self._n_features
             record.update(self._sizes)
-        return jsonable(record)
+        json_record: dict[str, Any] = jsonable(record)
+        return json_record
 
     # ------------------------------------------------------------------ subclass hooks
 
@@ -310,7 +311,7 @@ class Probe(ABC):
 
     def _predict_codes(self, inputs: Inputs) -> np.ndarray:
         """Multi-class decision as class codes; ties go to the lower code."""
-        return np.argmax(self._predict_scores(inputs), axis=1)
+        return np.asarray(np.argmax(self._predict_scores(inputs), axis=1))
 
     @abstractmethod
     def _config(self) -> dict[str, Any]:

@@ -71,7 +71,8 @@ class Design:
             raise RuntimeError("this design was prepared without keep_lift=True")
         if self.rank == 0:
             return np.zeros((self._pivot_rows.shape[1], coef.shape[1]))
-        return self._pivot_rows.T @ solve_triangular(self._triangle, coef, lower=True, trans="T")
+        solved = solve_triangular(self._triangle, coef, lower=True, trans="T")
+        return np.asarray(self._pivot_rows.T @ solved)
 
     def standardise(self, X: np.ndarray) -> np.ndarray:
         """``(X - mean) / scale`` in float64, as ``StandardScaler.transform`` computes it."""
@@ -143,13 +144,13 @@ def _solve_right(cross: np.ndarray, triangle: np.ndarray) -> np.ndarray:
     """``cross L₁₁⁻ᵀ``: coordinates of held-out rows in the reduced basis."""
     if not triangle.size:
         return np.zeros((cross.shape[0], 0))
-    return solve_triangular(triangle, cross.T, lower=True).T.copy()
+    return np.array(solve_triangular(triangle, cross.T, lower=True).T)
 
 
 def _products(left: np.ndarray, right: np.ndarray, device: torch.device | None) -> np.ndarray:
     """``left @ right.T`` in float64, on the device when one is given (result on the host)."""
     if device is None:
-        return left @ right.T
+        return np.asarray(left @ right.T)
     import torch
 
     a = torch.from_numpy(left).to(device)

@@ -131,11 +131,11 @@ class KNNProbe(Probe):
         """Vote fractions ``[b, C]`` of the first k neighbours."""
         nearest = neighbours[:, :k]
         if targets.ndim == 2:
-            return targets[nearest].mean(axis=1)
+            return np.asarray(targets[nearest].mean(axis=1))
         votes = np.zeros((nearest.shape[0], self._n_classes), dtype=np.float64)
         rows = np.repeat(np.arange(nearest.shape[0]), nearest.shape[1])
         np.add.at(votes, (rows, targets[nearest].reshape(-1)), 1.0)
-        return votes / nearest.shape[1]
+        return np.asarray(votes / nearest.shape[1])
 
     def _decide(self, neighbours: np.ndarray, targets: np.ndarray, k: int) -> np.ndarray:
         """Majority class codes; ties go to the class whose nearest member ranks first."""
@@ -148,7 +148,7 @@ class KNNProbe(Probe):
             first[np.arange(nearest.shape[0]), labels[:, rank]] = rank
         # Lexicographic: most votes, then earliest first appearance, then lower code.
         key = votes * (k + 1) - first / (k + 1)
-        return np.argmax(key, axis=1)
+        return np.asarray(np.argmax(key, axis=1))
 
     def _evaluate_grid(
         self,

@@ -164,7 +164,7 @@ class LinearProbe(Probe):
 
     def _train(self, design: Design, targets: np.ndarray, C: float) -> _Head | None:
         """Fit one model on a design; ``None`` when a multi-class fold holds a single class."""
-        options = {"C": C, "max_iter": self.max_iter, "tol": self.tol}
+        options: dict[str, Any] = {"C": C, "max_iter": self.max_iter, "tol": self.tol}
         if self.multilabel:
             models: list[LogisticFit | float] = []
             for column in targets.T:

@@ -50,7 +50,7 @@ class LogisticFit:
 
     @property
     def binary(self) -> bool:
-        return self.coef.shape[1] == 1
+        return bool(self.coef.shape[1] == 1)
 
 
 class _Objective:
@@ -186,5 +186,5 @@ def logistic_scores(fit: LogisticFit, features: np.ndarray | torch.Tensor) -> np
         coef = torch.from_numpy(fit.coef).to(features.device)
         raw = (features @ coef).cpu().numpy() + fit.intercept
     if fit.binary:
-        return expit(raw[:, 0])
-    return softmax(raw, axis=1)
+        return np.asarray(expit(raw[:, 0]))
+    return np.asarray(softmax(raw, axis=1))

@@ -244,7 +244,7 @@ class TorchProbe(Probe):
                     index = order[start : start + self.batch_size]
                     loss = self._loss(module(*train.batch(index)), target_tensor[index.to(device)])
                     optimiser.zero_grad(set_to_none=True)
-                    loss.backward()
+                    loss.backward()  # type: ignore[no-untyped-call]
                     optimiser.step()
                     schedule.step()
                     total += float(loss.detach()) * len(index)
@@ -253,6 +253,7 @@ class TorchProbe(Probe):
                     continue
                 module.eval()
                 with torch.inference_mode():
+                    assert val_targets is not None
                     val_loss = float(self._loss(self._logits(module, val_data), val_targets))
                 history["validation_loss"].append(val_loss)
                 if val_loss < best_loss:

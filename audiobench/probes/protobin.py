@@ -69,7 +69,8 @@ class ProtoBinPooling(nn.Module):
         return cosine.amax(dim=1)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return self.classifier(self.similarities(x, mask))
+        logits: torch.Tensor = self.classifier(self.similarities(x, mask))
+        return logits
 
 
 class ProtoBinProbe(TorchProbe):

@@ -114,7 +114,9 @@ def _class_sets(
 
 
 def _as_list(values: object, what: str) -> list[Hashable]:
-    items = values.tolist() if isinstance(values, np.ndarray) else list(values)  # type: ignore[call-overload]
+    items: list[Hashable] = (
+        values.tolist() if isinstance(values, np.ndarray) else list(values)  # type: ignore[call-overload]
+    )
     missing = [
         i for i, v in enumerate(items) if v is None or (isinstance(v, float) and math.isnan(v))
     ]

@@ -38,11 +38,17 @@ def _task(main: str = "max_ap", **options: Any) -> PairClassificationTask:
 def _clip(clip_id: str, label: str, pair: str | None = None, subset: str | None = None) -> Clip:
     metadata = {"pair": pair} if pair is not None else {}
     return Clip(
-        id=clip_id, audio=FileAudioRef(Path(f"/x/{clip_id}.wav")), label=label, subset=subset, metadata=metadata
+        id=clip_id,
+        audio=FileAudioRef(Path(f"/x/{clip_id}.wav")),
+        label=label,
+        subset=subset,
+        metadata=metadata,
     )
 
 
-def _pairs(vectors: list[tuple[list[float], list[float], int]], subset: str | None = None) -> tuple[list[Clip], dict[str, list[float]]]:
+def _pairs(
+    vectors: list[tuple[list[float], list[float], int]], subset: str | None = None
+) -> tuple[list[Clip], dict[str, list[float]]]:
     clips, audio = [], {}
     for i, (a, b, y) in enumerate(vectors):
         for side, v in (("a", a), ("b", b)):
@@ -133,7 +139,10 @@ def test_pairs_losing_a_clip_are_left_out_and_counted() -> None:
 
 def test_pairs_from_labels_every_two_clips() -> None:
     clips = [_clip(f"c{i}", label) for i, label in enumerate("aabbc")]
-    audio = {c.id: ([1.0, 0.0] if c.label == "a" else [0.0, 1.0] if c.label == "b" else [1.0, 1.0]) for c in clips}
+    audio = {
+        c.id: ([1.0, 0.0] if c.label == "a" else [0.0, 1.0] if c.label == "b" else [1.0, 1.0])
+        for c in clips
+    }
     task = _task(pairs="from_labels")
     pairs, labels = task.pairs_of(clips, "here")
     assert pairs == list(combinations(range(5), 2))
@@ -161,7 +170,9 @@ def test_unranking_matches_the_upper_triangle() -> None:
 
 def test_subsets_are_averaged() -> None:
     one, audio = _pairs(SEPARABLE, subset="s1")
-    two, more = _pairs([*SEPARABLE[:2], ([1.0, 0.0], [0.9, 0.2], 0), ([0.0, 1.0], [1.0, 0.0], 0)], subset="s2")
+    two, more = _pairs(
+        [*SEPARABLE[:2], ([1.0, 0.0], [0.9, 0.2], 0), ([0.0, 1.0], [1.0, 0.0], 0)], subset="s2"
+    )
     scores = _task().evaluate(FakeEmbedder({**audio, **more}), [*one, *two])
     mean = scores.aggregates["mean"]
     assert mean["subsets"] == ["s1", "s2"] and mean["n_subsets"] == 2

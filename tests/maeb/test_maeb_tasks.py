@@ -50,7 +50,9 @@ class Case:
     check: Callable[[list[Clip]], None] | None = None
 
 
-def _labelled(label_column: str, labels: list[Any], audio_column: str = "audio", **extra: Any) -> list[dict[str, Any]]:
+def _labelled(
+    label_column: str, labels: list[Any], audio_column: str = "audio", **extra: Any
+) -> list[dict[str, Any]]:
     base = 200.0
     return [
         {audio_column: audio(base * (1 + 0.5 * hash(str(v)) % 7), i), label_column: v, **extra}
@@ -58,7 +60,9 @@ def _labelled(label_column: str, labels: list[Any], audio_column: str = "audio",
     ]
 
 
-def _tones(label_column: str, labels: list[Any], audio_column: str = "audio") -> list[dict[str, Any]]:
+def _tones(
+    label_column: str, labels: list[Any], audio_column: str = "audio"
+) -> list[dict[str, Any]]:
     """One clip per label, its pitch set by the label (so log-mel separates the classes)."""
     names = sorted({str(v) for v in labels})
     return [
@@ -74,7 +78,11 @@ def _check_labels(expected: set[str]) -> Callable[[list[Clip]], None]:
     return check
 
 
-def _cv_case(label_column: str = "label", audio_column: str = "audio", names: tuple[str, ...] = ("a", "b", "c")) -> Case:
+def _cv_case(
+    label_column: str = "label",
+    audio_column: str = "audio",
+    names: tuple[str, ...] = ("a", "b", "c"),
+) -> Case:
     labels = [i % len(names) for i in range(12)]
     return Case(
         {"default": {"train": _tones(label_column, labels, audio_column)}},
@@ -84,7 +92,9 @@ def _cv_case(label_column: str = "label", audio_column: str = "audio", names: tu
     )
 
 
-def _multi_config(configs: tuple[str, ...], label_column: str, labels: list[Any], feature: Any = None) -> Case:
+def _multi_config(
+    configs: tuple[str, ...], label_column: str, labels: list[Any], feature: Any = None
+) -> Case:
     def check(clips: list[Clip]) -> None:
         assert {c.subset for c in clips} == set(configs)
         assert all(c.id.startswith(f"{c.subset}/") for c in clips)
@@ -135,7 +145,12 @@ def _t2a_corpus_case() -> Case:
 def _reranking_case() -> Case:
     corpus = [{"id": f"d{j}", "audio": audio(200.0 * (1 + j % 3), j)} for j in range(9)]
     queries = [{"id": f"q{i}", "audio": audio(200.0 * (1 + i), 100 + i)} for i in range(3)]
-    qrels = [{"query-id": f"q{i}", "corpus-id": f"d{j}", "score": 1} for i in range(3) for j in range(9) if j % 3 == i]
+    qrels = [
+        {"query-id": f"q{i}", "corpus-id": f"d{j}", "score": 1}
+        for i in range(3)
+        for j in range(9)
+        if j % 3 == i
+    ]
     top = [{"query-id": f"q{i}", "corpus-ids": [f"d{j}" for j in range(9)]} for i in range(3)]
 
     def check(clips: list[Clip]) -> None:
@@ -157,7 +172,11 @@ def _reranking_case() -> Case:
 
 def _clotho_case() -> Case:
     rows = [
-        {"index": 10 + i, "audio": audio(300.0 * (i + 1), i), "text": f"A sound {i}. Another caption {i}."}
+        {
+            "index": 10 + i,
+            "audio": audio(300.0 * (i + 1), i),
+            "text": f"A sound {i}. Another caption {i}.",
+        }
         for i in range(3)
     ]
 
@@ -168,7 +187,9 @@ def _clotho_case() -> Case:
     return Case({"default": {"test": rows}}, 3, check=check)
 
 
-def _speech_t2a_case(configs: tuple[str, ...], id_column: str, text_column: str, ids: list[Any]) -> Case:
+def _speech_t2a_case(
+    configs: tuple[str, ...], id_column: str, text_column: str, ids: list[Any]
+) -> Case:
     rows = [
         {id_column: v, text_column: f"sentence {k}", "audio": audio(300.0 + 40 * k, k)}
         for k, v in enumerate(ids)
@@ -183,7 +204,9 @@ def _speech_t2a_case(configs: tuple[str, ...], id_column: str, text_column: str,
         assert [c.id for c in first] == expected
         assert first[0].text == "sentence 0"
 
-    return Case({c: {"test": rows} for c in configs}, len(configs) * len(ids), subsets=configs, check=check)
+    return Case(
+        {c: {"test": rows} for c in configs}, len(configs) * len(ids), subsets=configs, check=check
+    )
 
 
 def _jam_alt_case(*, lyric: bool) -> Case:
@@ -208,7 +231,10 @@ def _jam_alt_case(*, lyric: bool) -> Case:
 
 
 def _zero_shot_case(label_column: str, n_classes: int, split: str, feature: Any = None) -> Case:
-    rows = [{"audio": audio(200.0 * (1 + k), k), label_column: k % n_classes} for k in range(2 * n_classes)]
+    rows = [
+        {"audio": audio(200.0 * (1 + k), k), label_column: k % n_classes}
+        for k in range(2 * n_classes)
+    ]
     return Case(
         {"default": {split: rows}},
         2 * n_classes,
@@ -229,7 +255,9 @@ CASES: dict[str, Callable[[], Case]] = {
     "CommonVoiceMini21T2ARetrieval": lambda: _speech_t2a_case(
         ("en", "fr"), "path", "sentence", ["common_voice_en_1.mp3", "common_voice_en_2.mp3"]
     ),
-    "FleursT2ARetrieval": lambda: _speech_t2a_case(("en_us", "fr_fr"), "id", "transcription", [1901, 1902, 1901]),
+    "FleursT2ARetrieval": lambda: _speech_t2a_case(
+        ("en_us", "fr_fr"), "id", "transcription", [1901, 1902, 1901]
+    ),
     "GigaSpeechT2ARetrieval": _t2a_corpus_case,
     "JamAltArtistA2ARetrieval": lambda: _jam_alt_case(lyric=False),
     "JamAltLyricA2TRetrieval": lambda: _jam_alt_case(lyric=True),
@@ -239,7 +267,11 @@ CASES: dict[str, Callable[[], Case]] = {
     # classification
     "BeijingOpera": lambda: _cv_case(names=("Bangu", "Daluo", "Naobo", "Xiaoluo")),
     "BirdCLEF": lambda: Case(
-        {"default": {"train": _tones("primary_label", ["grekis", "compau", "trokin"] * 4, "recording")}},
+        {
+            "default": {
+                "train": _tones("primary_label", ["grekis", "compau", "trokin"] * 4, "recording")
+            }
+        },
         12,
         check=_check_labels({"grekis", "compau", "trokin"}),
     ),
@@ -256,15 +288,26 @@ CASES: dict[str, Callable[[], Case]] = {
     ),
     "GTZANGenre": lambda: _cv_case(names=("blues", "classical", "country")),
     "IEMOCAPGender": lambda: Case(
-        {"default": {"train": _tones("gender", ["Female", "Male"] * 4)}}, 8, check=_check_labels({"0", "1"})
+        {"default": {"train": _tones("gender", ["Female", "Male"] * 4)}},
+        8,
+        check=_check_labels({"0", "1"}),
     ),
     "MInDS14": lambda: _multi_config(
-        ("en-GB", "fr-FR"), "intent_class", [0, 1, 2] * 2, ClassLabel(names=["abroad", "address", "app_error"])
+        ("en-GB", "fr-FR"),
+        "intent_class",
+        [0, 1, 2] * 2,
+        ClassLabel(names=["abroad", "address", "app_error"]),
     ),
     "MridinghamTonic": lambda: _cv_case(names=("B", "C", "C#")),
-    "SIBFLEURS": lambda: _multi_config(("afr_Latn", "eng_Latn"), "category", ["science", "sports", "travel"] * 2),
+    "SIBFLEURS": lambda: _multi_config(
+        ("afr_Latn", "eng_Latn"), "category", ["science", "sports", "travel"] * 2
+    ),
     "VoxCelebSA": lambda: Case(
-        {"default": {"test": _tones("label", ["Positive", "Neutral", "Negative", "Disagreement"] * 3)}},
+        {
+            "default": {
+                "test": _tones("label", ["Positive", "Neutral", "Negative", "Disagreement"] * 3)
+            }
+        },
         9,
         check=lambda clips: (
             _check_labels({"Positive", "Neutral", "Negative"})(clips),
@@ -285,8 +328,20 @@ CASES: dict[str, Callable[[], Case]] = {
     "FSD2019Kaggle": lambda: Case(
         {
             "curated": {
-                "train": [{"audio": audio(200.0 * (1 + k % 3), k), "sound": [["Bark"], ["Bark", "Walk"], ["Walk"]][k % 3]} for k in range(9)],
-                "test": [{"audio": audio(200.0 * (1 + k % 3), 50 + k), "sound": [["Bark"], ["Bark", "Walk"], ["Walk"]][k % 3]} for k in range(3)],
+                "train": [
+                    {
+                        "audio": audio(200.0 * (1 + k % 3), k),
+                        "sound": [["Bark"], ["Bark", "Walk"], ["Walk"]][k % 3],
+                    }
+                    for k in range(9)
+                ],
+                "test": [
+                    {
+                        "audio": audio(200.0 * (1 + k % 3), 50 + k),
+                        "sound": [["Bark"], ["Bark", "Walk"], ["Walk"]][k % 3],
+                    }
+                    for k in range(3)
+                ],
             }
         },
         12,
@@ -302,7 +357,9 @@ CASES: dict[str, Callable[[], Case]] = {
         check=_check_labels({"car", "truck", "motorcycle"}),
     ),
     "VoxPopuliGenderClustering": lambda: Case(
-        {"default": {"train": _tones("gender", ["female", "male"] * 5)}}, 10, check=_check_labels({"0", "1"})
+        {"default": {"train": _tones("gender", ["female", "male"] * 5)}},
+        10,
+        check=_check_labels({"0", "1"}),
     ),
     # pairs
     "CREMADPairClassification": _pairs_case,
@@ -314,17 +371,41 @@ CASES: dict[str, Callable[[], Case]] = {
     "RavdessZeroshot": lambda: Case(
         _zero_shot_case("labels", 8, "train").configs,
         16,
-        check=_zero_shot_check(tuple(f"this person is feeling {e}" for e in ("neutral", "calm", "happy", "sad", "angry", "fearful", "disgust", "surprised"))),
+        check=_zero_shot_check(
+            tuple(
+                f"this person is feeling {e}"
+                for e in (
+                    "neutral",
+                    "calm",
+                    "happy",
+                    "sad",
+                    "angry",
+                    "fearful",
+                    "disgust",
+                    "surprised",
+                )
+            )
+        ),
     ),
     "SpeechCommandsZeroshotv0.02": lambda: Case(
         _zero_shot_case("label", 10, "test").configs,
         20,
-        features={"default": {"label": ClassLabel(names=["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"])}},
-        check=_zero_shot_check(("Yes", "No", "Up", "Down", "Left", "Right", "On", "Off", "Stop", "Go")),
+        features={
+            "default": {
+                "label": ClassLabel(
+                    names=["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"]
+                )
+            }
+        },
+        check=_zero_shot_check(
+            ("Yes", "No", "Up", "Down", "Left", "Right", "On", "Off", "Stop", "Go")
+        ),
     ),
 }
 
-MAEB_NAMES = [t["name"] for t in json.loads(MAEB_JSON.read_text())] if MAEB_JSON.exists() else sorted(CASES)
+MAEB_NAMES = (
+    [t["name"] for t in json.loads(MAEB_JSON.read_text())] if MAEB_JSON.exists() else sorted(CASES)
+)
 
 
 @pytest.fixture(autouse=True)
@@ -418,7 +499,9 @@ def test_subsampling_draws_the_rows_the_reference_draws(tmp_path: Path) -> None:
     # The reference: cast the label to ClassLabel (names sorted), then train_test_split.
     ds = datasets.load_dataset(str(root), split="test")
     ds = ds.cast_column("age", ClassLabel(names=sorted(ages)))
-    drawn = ds.train_test_split(test_size=SUBSAMPLE_SIZE, seed=SUBSAMPLE_SEED, stratify_by_column="age")
+    drawn = ds.train_test_split(
+        test_size=SUBSAMPLE_SIZE, seed=SUBSAMPLE_SEED, stratify_by_column="age"
+    )
     expected = drawn["test"]["row"]
     assert len(clips) == SUBSAMPLE_SIZE
     rows = [c.audio.dataset[c.audio.row][c.audio.column]["path"] for c in clips]  # type: ignore[attr-defined]
@@ -453,7 +536,9 @@ def _run(name: str, tmp_path: Path, **settings: Any) -> TaskResult:
         ("JamAltArtistA2ARetrieval", {"hit_rate_at_1": 1.0}),
     ],
 )
-def test_audio_tasks_run_end_to_end_with_log_mel(name: str, expect: dict[str, float], tmp_path: Path) -> None:
+def test_audio_tasks_run_end_to_end_with_log_mel(
+    name: str, expect: dict[str, float], tmp_path: Path
+) -> None:
     result = _run(name, tmp_path)
     summary = result.aggregates.get("mean") or next(iter(result.scores.values()))
     assert {k: summary[k] for k in expect} == pytest.approx(expect)
@@ -488,7 +573,11 @@ def test_text_tasks_refuse_an_audio_only_model() -> None:
 
 def _fake(clips: list[Clip], text: Callable[[str], list[float]]) -> FakeEmbedder:
     """Audio vectors that agree with ``text`` on each clip's own text (or label)."""
-    vectors = {c.id: text(c.text if c.text is not None else str(c.label)) for c in clips if c.split != "query"}
+    vectors = {
+        c.id: text(c.text if c.text is not None else str(c.label))
+        for c in clips
+        if c.split != "query"
+    }
     return FakeEmbedder(vectors, text)
 
 
@@ -502,7 +591,17 @@ def test_clotho_text_to_audio_splits_captions_as_the_reference(tmp_path: Path) -
     # "A sound 0. Another caption 0." gives 3 queries: two captions and the empty tail.
     assert report["n_samples"] == 9
     texts = sorted(t for call in fake.text_calls for t in call)
-    assert texts == sorted(["", " Another caption 0", " Another caption 1", " Another caption 2", "A sound 0", "A sound 1", "A sound 2"])
+    assert texts == sorted(
+        [
+            "",
+            " Another caption 0",
+            " Another caption 1",
+            " Another caption 2",
+            "A sound 0",
+            "A sound 1",
+            "A sound 2",
+        ]
+    )
     assert scores.main_score == report["hit_rate_at_5"] == 1.0  # 3 clips: all in the top 5
 
 

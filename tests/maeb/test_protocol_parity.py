@@ -68,7 +68,9 @@ def _check(scores: TaskScores, case: str) -> None:
     assert {k: report[k] for k in expected} == pytest.approx(expected, abs=TOLERANCE, rel=0)
 
 
-def _evaluate(task: Task, clips: list[Clip], audio: Mapping[str, Any], text: Any = None) -> TaskScores:
+def _evaluate(
+    task: Task, clips: list[Clip], audio: Mapping[str, Any], text: Any = None
+) -> TaskScores:
     return task.evaluate(FakeEmbedder(audio, text), clips)
 
 
@@ -87,7 +89,9 @@ def test_train_test_classification(data: dict[str, Any]) -> None:
     clips, audio = [], {}
     for part in ("tr", "te"):
         split = "train" if part == "tr" else "test"
-        for i, (x, y) in enumerate(zip(data[f"cls_tt_X{part}"], data[f"cls_tt_y{part}"], strict=True)):
+        for i, (x, y) in enumerate(
+            zip(data[f"cls_tt_X{part}"], data[f"cls_tt_y{part}"], strict=True)
+        ):
             clips.append(_clip(f"{part}{i}", label=str(y), split=split))
             audio[f"{part}{i}"] = x
     scores = _evaluate(_task(ClassificationTask, "ParityTT", "accuracy"), clips, audio)
@@ -181,7 +185,11 @@ def test_zero_shot(case: str, data: dict[str, Any]) -> None:
     classes = tuple(f"class {k}" for k in range(text.shape[0]))
     clips = [_clip(f"c{i}", label=classes[v]) for i, v in enumerate(y)]
     task = _task(
-        ZeroShotClassificationTask, "ParityZS", "accuracy", classes=classes, prompt_template="{label}"
+        ZeroShotClassificationTask,
+        "ParityZS",
+        "accuracy",
+        classes=classes,
+        prompt_template="{label}",
     )
     prompts = {c: text[k] for k, c in enumerate(classes)}
     _check(_evaluate(task, clips, {c.id: X[i] for i, c in enumerate(clips)}, prompts), case)
