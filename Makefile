@@ -24,12 +24,14 @@ demo: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	bash scripts/install-chromium.sh
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 format: install
 	$(BIN)/ruff check --fix .

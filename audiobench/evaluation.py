@@ -277,7 +277,7 @@ def _clips_digest(clips: Sequence[Clip]) -> str:
     for clip in clips:
         path = getattr(clip.audio, "path", None)
         stat = os.stat(path) if path is not None and os.path.exists(path) else None
-        row = [clip.id, clip.label, clip.subset, clip.split, clip.text, clip.group]
+        row: list[object] = [clip.id, clip.label, clip.subset, clip.split, clip.text, clip.group]
         row += [clip.audio.location, stat.st_size if stat else None]
         row += [stat.st_mtime_ns if stat else None]
         digest.update(json.dumps(row, default=str).encode() + b"\n")

@@ -177,14 +177,15 @@ class PluginLoadError(ImportError):
     """A registered plugin exists but cannot be used."""
 
 
-tasks: Registry[Task] = Registry("task", "audiobench.tasks", Task)
-models: Registry[Encoder] = Registry("model", "audiobench.models", Encoder)
+tasks: Registry[Task] = Registry("task", "audiobench.tasks", Task)  # type: ignore[type-abstract]
+models: Registry[Encoder] = Registry("model", "audiobench.models", Encoder)  # type: ignore[type-abstract]
 
 
 def _folder_task(argument: str, **kwargs: Any) -> Task:
     from audiobench.tasks.folder import folder_task
 
-    return folder_task(argument, **kwargs)
+    task: Task = folder_task(argument, **kwargs)
+    return task
 
 
 tasks.add_resolver("folder", _folder_task)
@@ -196,7 +197,8 @@ def _folder_family_task(family: str) -> Callable[..., Task]:
     def create(argument: str, **kwargs: Any) -> Task:
         from audiobench.tasks.folder import folder_task
 
-        return folder_task(argument, family=family, **kwargs)
+        task: Task = folder_task(argument, family=family, **kwargs)
+        return task
 
     return create
 
@@ -220,13 +222,15 @@ for _family in (
 def _hf_model(argument: str, **kwargs: Any) -> Encoder:
     from audiobench.models.hf_auto import hf_encoder
 
-    return hf_encoder(argument, **kwargs)
+    encoder: Encoder = hf_encoder(argument, **kwargs)
+    return encoder
 
 
 def _hear_model(argument: str, **kwargs: Any) -> Encoder:
     from audiobench.models.hear import hear_encoder
 
-    return hear_encoder(argument, **kwargs)
+    encoder: Encoder = hear_encoder(argument, **kwargs)
+    return encoder
 
 
 models.add_resolver("hf", _hf_model)
@@ -236,7 +240,8 @@ models.add_resolver("hear", _hear_model)
 def _cascade_model(argument: str, **kwargs: Any) -> Encoder:
     from audiobench.models.cascade import cascade_encoder
 
-    return cascade_encoder(argument, models.create, **kwargs)
+    encoder: Encoder = cascade_encoder(argument, models.create, **kwargs)
+    return encoder
 
 
 models.add_resolver("cascade", _cascade_model)

@@ -20,14 +20,16 @@ _TASKS = (
     ("Retrieval MRR", "MockRetrieval"),
     ("Reranking mAP", "MockAudioReranking"),
     ("Triplet acc", "MockPerceptualAlignment"),
+    ("Pair AP", "MockPairClassification"),
 )
 
 OFFLINE = Benchmark(
     name="Offline",
     description=(
         "Generated data, one task per audio-only family (zero-shot similarity, classification, "
-        "clustering, retrieval, reranking, perceptual alignment); ranked by the mean of the "
-        "main scores. For trying audiobench and plugins without a network, not for papers."
+        "clustering, retrieval, reranking, perceptual alignment, pair classification); ranked "
+        "by the mean of the main scores. For trying audiobench and plugins without a network, "
+        "not for papers."
     ),
     tasks=tuple(task for _, task in _TASKS),
     columns=tuple(

@@ -207,8 +207,8 @@ class ClassificationTask(Task):
     """Base class of probe-classification tasks; subclasses declare metadata and options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.CLASSIFICATION
-    Report = ByProtocol(MulticlassReport, MtebReport)  # type: ignore[assignment]
-    Summary = ByProtocol(MulticlassSummary, MtebSummary)  # type: ignore[assignment]
+    Report = ByProtocol(MulticlassReport, MtebReport)
+    Summary = ByProtocol(MulticlassSummary, MtebSummary)
 
     class Options(TaskOptions):
         probes: tuple[ProbeName, ...] = Field(
@@ -253,8 +253,8 @@ class ClassificationTask(Task):
             if multilabel
             else (MulticlassReport, MulticlassSummary)
         )
-        cls.Report = ByProtocol(own[0], MtebReport)  # type: ignore[assignment]
-        cls.Summary = ByProtocol(own[1], MtebSummary)  # type: ignore[assignment]
+        cls.Report = ByProtocol(own[0], MtebReport)
+        cls.Summary = ByProtocol(own[1], MtebSummary)
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:

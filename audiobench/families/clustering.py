@@ -78,8 +78,8 @@ class ClusteringTask(Task):
     """Base class of clustering tasks; subclasses declare metadata (and other seeds)."""
 
     family: ClassVar[TaskFamily] = TaskFamily.CLUSTERING
-    Report = ByProtocol(ClusteringReport, MtebReport)  # type: ignore[assignment]
-    Summary = ByProtocol(ClusteringSummary, MtebSummary)  # type: ignore[assignment]
+    Report = ByProtocol(ClusteringReport, MtebReport)
+    Summary = ByProtocol(ClusteringSummary, MtebSummary)
 
     class Options(TaskOptions):
         seeds: tuple[int, ...] = Field(

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
 
 import numpy as np
 from pydantic import ConfigDict, Field, StringConstraints
@@ -88,6 +88,7 @@ BOOTSTRAP_SIZE = 16_384
 KMEANS_BATCH_SIZE = 512
 
 MetricName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
+R = TypeVar("R", bound=Report)
 
 
 class MtebReport(Report):
@@ -110,18 +111,18 @@ class MtebSummary(Summary):
     n_subsets: Count
 
 
-class ByProtocol:
+class ByProtocol(Generic[R]):
     """A family's ``Report`` or ``Summary``: its own model, or the reference protocol's.
 
     Read on a class it follows the class's default ``protocol`` option, on a task its run's;
     so a result is built and checked with the model of the protocol it was run under.
     """
 
-    def __init__(self, own: type[Report], mteb: type[Report]) -> None:
+    def __init__(self, own: type[R], mteb: type[R]) -> None:
         self.own = own
         self.mteb = mteb
 
-    def __get__(self, instance: object, owner: type) -> type[Report]:
+    def __get__(self, instance: object, owner: type) -> type[R]:
         options = getattr(instance if instance is not None else owner, "options", None)
         return self.mteb if getattr(options, "protocol", "audiobench") == "mteb" else self.own
 
@@ -350,7 +351,8 @@ def classification_report(
         "n_clips": len(kept),
         **({} if evaluated is None else {"evaluated_split": evaluated}),
     }
-    per_experiment = [_flat(e, keys) for e in scores["scores_per_experiment"]]  # type: ignore[union-attr]
+    experiments = cast("list[dict[str, Any]]", scores["scores_per_experiment"])
+    per_experiment = [_flat(e, keys) for e in experiments]
     return MtebReport.model_validate(
         {**_flat(scores, keys), "n_samples": n_scored, "per_experiment": per_experiment}
     )
@@ -375,8 +377,8 @@ def clustering_report(embedder: Embedder, subset: Subset) -> MtebReport:
         )
     except ValueError as exc:
         raise error_in_context(exc, subset.where) from exc
-    v_measures: list[float] = scores["v_measures"]  # type: ignore[assignment]
-    amis: list[float] = scores["ami_scores"]  # type: ignore[assignment]
+    v_measures = cast("list[float]", scores["v_measures"])
+    amis = cast("list[float]", scores["ami_scores"])
     per_experiment = [
         {"v_measure": float(v), "ami": float(a)} for v, a in zip(v_measures, amis, strict=True)
     ]

@@ -124,8 +124,8 @@ class PairClassificationTask(Task):
     """Base of pair classification tasks; a concrete task sets metadata and, maybe, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.PAIR_CLASSIFICATION
-    Report = ByProtocol(PairClassificationReport, MtebReport)  # type: ignore[assignment]
-    Summary = ByProtocol(PairClassificationSummary, MtebSummary)  # type: ignore[assignment]
+    Report = ByProtocol(PairClassificationReport, MtebReport)
+    Summary = ByProtocol(PairClassificationSummary, MtebSummary)
     #: One clip may sit in several pairs: its audio then appears more than once.
     allow_duplicates: ClassVar[bool] = True
 

@@ -104,14 +104,14 @@ def embed_text_matrix(
 def unit_rows(matrix: np.ndarray, names: Sequence[str], what: str) -> np.ndarray:
     """Rows scaled to unit L2 norm (float64); non-finite or zero rows are an error naming them."""
     matrix = np.asarray(matrix, dtype=np.float64)
-    bad = [names[i] for i in np.flatnonzero(~np.isfinite(matrix).all(axis=1))]
+    bad = [names[int(i)] for i in np.flatnonzero(~np.isfinite(matrix).all(axis=1))]
     if bad:
         raise ValueError(f"{what} embeddings have NaN or infinite values: {describe_clips(bad)}")
     norms = np.linalg.norm(matrix, axis=1)
-    zero = [names[i] for i in np.flatnonzero(norms == 0)]
+    zero = [names[int(i)] for i in np.flatnonzero(norms == 0)]
     if zero:
         raise ValueError(f"{what} embeddings are zero vectors (no cosine): {describe_clips(zero)}")
-    return matrix / norms[:, None]
+    return np.asarray(matrix / norms[:, None])
 
 
 def check_same_width(a: np.ndarray, b: np.ndarray, what_a: str, what_b: str, model: str) -> None:

@@ -148,8 +148,8 @@ class RerankingTask(Task):
     """Base of reranking tasks; a concrete task sets metadata and, where needed, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.RERANKING
-    Report = ByProtocol(RerankingReport, MtebReport)  # type: ignore[assignment]
-    Summary = ByProtocol(RerankingSummary, MtebSummary)  # type: ignore[assignment]
+    Report = ByProtocol(RerankingReport, MtebReport)
+    Summary = ByProtocol(RerankingSummary, MtebSummary)
     needs_labels = False  # relevance comes from each query's positives
 
     class Options(TaskOptions):

@@ -154,8 +154,8 @@ class RetrievalTask(Task):
     """Base of retrieval tasks; a concrete task sets metadata and, where needed, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.RETRIEVAL
-    Report = ByProtocol(RetrievalReport, MtebReport)  # type: ignore[assignment]
-    Summary = ByProtocol(RetrievalSummary, MtebSummary)  # type: ignore[assignment]
+    Report = ByProtocol(RetrievalReport, MtebReport)
+    Summary = ByProtocol(RetrievalSummary, MtebSummary)
     needs_labels = False  # relevance may come from metadata or from the clip itself
 
     class Options(TaskOptions):
@@ -430,7 +430,7 @@ class RetrievalTask(Task):
 
         q_unit = unit_rows(q_matrix, [it.clip.id for it in q_kept], f"{self.name}: query")
         d_unit = unit_rows(d_matrix, [it.clip.id for it in d_kept], f"{self.name}: document")
-        cutoffs = {"ks": o.ks, "ndcg_k": o.ndcg_k, "on_missing": o.on_missing}
+        cutoffs: dict[str, Any] = {"ks": o.ks, "ndcg_k": o.ndcg_k, "on_missing": o.on_missing}
         if o.index == "exact":
             similarity = q_unit @ d_unit.T
             if o.layout == "all":  # leave-one-out: a query's own clip ranks last

@@ -117,8 +117,8 @@ class ZeroShotClassificationTask(Task):
     """Base of zero-shot classification tasks; subclasses set metadata and, maybe, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.ZERO_SHOT_CLASSIFICATION
-    Report = ByProtocol(ZeroShotClassificationReport, MtebReport)  # type: ignore[assignment]
-    Summary = ByProtocol(ZeroShotClassificationSummary, MtebSummary)  # type: ignore[assignment]
+    Report = ByProtocol(ZeroShotClassificationReport, MtebReport)
+    Summary = ByProtocol(ZeroShotClassificationSummary, MtebSummary)
 
     class Options(TaskOptions):
         prompt_template: Annotated[str, AfterValidator(_template)] = Field(

@@ -17,6 +17,7 @@ from typing import Annotated, Any, ClassVar
 import numpy as np
 from pydantic import AfterValidator, Field, model_validator
 
+from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.pooling import collate
 from audiobench.reports import Count, Report, Signed, Summary, Unit, mean_or_none
@@ -301,7 +302,7 @@ class ZeroShotSimilarityTask(Task):
             data["filtered"] = dropped.to_json()
         return SimilarityReport.model_validate(data)
 
-    def summarize(self, reports: Mapping[str, Report]) -> SimilaritySummary:
+    def summarize(self, reports: Mapping[str, _reports.Report]) -> SimilaritySummary:
         """Unweighted mean over subsets of every metric value and its permutation baseline.
 
         A value missing or undefined (None) in any subset makes the average

@@ -60,7 +60,7 @@ per-clip values in a :class:`MetricResult`):
   exact (scaled) reconstruction, −inf for a silent or orthogonal estimate; a silent reference
   is an error.
 - log-mel distance (dB): the mean absolute difference between the log-mel spectrograms
-  (:func:`audiobench.models.baselines.log_mel_spectrogram`, ``[frames, n_mels]`` in dB) of
+  (:func:`audiobench.spectrogram.log_mel_spectrogram`, ``[frames, n_mels]`` in dB) of
   reference and reconstruction, over all frames and bands (an L1 distance, not L2).
 
 :func:`bits_per_second` gives a codec's bitrate from its token layout.
@@ -742,7 +742,7 @@ def log_mel_distance_details(
     means min(8000, sample_rate / 2). Reference and reconstruction of a clip must have the same
     number of samples (trim a codec's padding first).
     """
-    from audiobench.models.baselines import log_mel_spectrogram
+    from audiobench.spectrogram import log_mel_spectrogram
 
     if isinstance(sample_rate, bool) or not isinstance(sample_rate, int | np.integer):
         raise ValueError(f"sample_rate must be a positive integer, got {sample_rate!r}")
@@ -754,9 +754,12 @@ def log_mel_distance_details(
     pairs = _paired_clips(references, reconstructions, "reconstructions")
     per_clip = np.empty(len(pairs))
     for position, (ref, rec) in enumerate(pairs):
-        options = {"n_fft": n_fft, "hop": hop, "n_mels": n_mels, "fmax": top}
-        mel_ref = log_mel_spectrogram(ref, int(sample_rate), **options).astype(np.float64)
-        mel_rec = log_mel_spectrogram(rec, int(sample_rate), **options).astype(np.float64)
+        mel_ref, mel_rec = (
+            log_mel_spectrogram(
+                x, int(sample_rate), n_fft=n_fft, hop=hop, n_mels=n_mels, fmax=top
+            ).astype(np.float64)
+            for x in (ref, rec)
+        )
         per_clip[position] = float(np.abs(mel_ref - mel_rec).mean())
     return _result("log_mel_distance", per_clip)
 
