@@ -28,6 +28,7 @@ __all__ = [
     "Summary",
     "Unit",
     "mean_or_none",
+    "mean_summary",
     "parse_score_path",
     "problems_of",
     "score_at",
@@ -43,6 +44,7 @@ Count = Annotated[int, Field(ge=0)]
 NonNegative = Annotated[float, Field(ge=0.0)]
 
 R = TypeVar("R", bound="Report")
+S = TypeVar("S", bound="Summary")
 
 
 class Report(BaseModel):
@@ -139,3 +141,22 @@ def problems_of(model: type[BaseModel], data: Any, where: str = "") -> list[str]
             lines.append(f"{path or '<root>'}: {message}")
         return lines
     return []
+
+
+def mean_summary(summary: type[S], reports: Mapping[str, Report], fields: Iterable[str]) -> S:
+    """The ``summary`` of ``reports`` (subset name -> report): unweighted means over subsets.
+
+    Each of ``fields``, and each name-keyed metric a report keeps as an extra field
+    (``hit@5``, ``top_3_accuracy``), is averaged with :func:`mean_or_none`: undefined in one
+    subset, undefined in the mean. ``subsets`` (and ``n_subsets`` where the summary has it)
+    name what was averaged.
+    """
+    typed = list(reports.values())
+    extras = dict.fromkeys(n for r in typed for n in r.model_extra or {})
+    counts = {"n_subsets": len(typed)} if "n_subsets" in summary.model_fields else {}
+    return summary(
+        **{f: mean_or_none(getattr(r, f) for r in typed) for f in fields},
+        **{n: mean_or_none((r.model_extra or {}).get(n) for r in typed) for n in extras},
+        **counts,
+        subsets=list(reports),
+    )

@@ -25,7 +25,7 @@ from audiobench import reports as _reports
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
 from audiobench.pooling import collate
-from audiobench.reports import Count, Report, Signed, Summary, Unit, mean_or_none
+from audiobench.reports import Count, Report, Signed, Summary, Unit, mean_summary
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, error_in_context
 
 __all__ = ["ClusteringReport", "ClusteringSummary", "ClusteringTask"]
@@ -133,10 +133,7 @@ class ClusteringTask(Task):
     def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
         if self.options.protocol == "mteb":
             return mteb_protocol.summarize(reports)
-        return ClusteringSummary(
-            subsets=list(reports),
-            **{m: mean_or_none(getattr(r, m) for r in reports.values()) for m in METRICS},
-        )
+        return mean_summary(ClusteringSummary, reports, METRICS)
 
     def protocol(self) -> dict[str, Any]:
         if self.options.protocol == "mteb":

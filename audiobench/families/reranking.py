@@ -64,7 +64,7 @@ from audiobench.families.ranking_inputs import (
     unit_rows,
 )
 from audiobench.metrics.naming import describe_clips
-from audiobench.reports import Count, NonNegative, Report, Summary, Unit, mean_or_none
+from audiobench.reports import Count, NonNegative, Report, Summary, Unit, mean_summary
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
 
 __all__ = ["RerankingReport", "RerankingSummary", "RerankingTask", "closest_references"]
@@ -242,15 +242,9 @@ class RerankingTask(Task):
     def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
         if self.options.protocol == "mteb":
             return mteb_protocol.summarize(reports)
-        typed = [r for r in reports.values() if isinstance(r, RerankingReport)]
-        names = list(dict.fromkeys(n for r in typed for n in r.model_extra or {}))
-        fixed = [*RANKING_METRICS, *(m for m in ERROR_RATES if m in typed[0].model_fields_set)]
-        return RerankingSummary(
-            **{m: mean_or_none(getattr(r, m) for r in typed) for m in fixed},
-            **{n: mean_or_none((r.model_extra or {}).get(n) for r in typed) for n in names},
-            n_subsets=len(typed),
-            subsets=list(reports),
-        )
+        first = next(iter(reports.values()))
+        fixed = [*RANKING_METRICS, *(m for m in ERROR_RATES if m in first.model_fields_set)]
+        return mean_summary(RerankingSummary, reports, fixed)
 
     def _lists(self, queries: Sequence[Clip]) -> tuple[list[list[str]], list[list[str]]]:
         candidates, positives = [], []

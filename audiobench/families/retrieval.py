@@ -81,7 +81,7 @@ from audiobench.families.ranking_inputs import (
     unit_rows,
 )
 from audiobench.metrics.naming import describe_clips
-from audiobench.reports import Count, Report, Summary, Unit, mean_or_none
+from audiobench.reports import Count, Report, Summary, Unit, mean_summary
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
 
 __all__ = ["RetrievalReport", "RetrievalSummary", "RetrievalTask", "cutoff_of"]
@@ -259,15 +259,7 @@ class RetrievalTask(Task):
     def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
         if self.options.protocol == "mteb":
             return mteb_protocol.summarize(reports)
-        typed = [r for r in reports.values() if isinstance(r, RetrievalReport)]
-        names = list(dict.fromkeys(n for r in typed for n in r.model_extra or {}))
-        return RetrievalSummary(
-            mrr=mean_or_none(r.mrr for r in typed),
-            map=mean_or_none(r.map for r in typed),
-            **{n: mean_or_none((r.model_extra or {}).get(n) for r in typed) for n in names},
-            n_subsets=len(typed),
-            subsets=list(reports),
-        )
+        return mean_summary(RetrievalSummary, reports, ("mrr", "map"))
 
     # -- evaluation ------------------------------------------------------------------------
 

@@ -46,7 +46,7 @@ from audiobench.families.ranking_inputs import (
     unit_rows,
 )
 from audiobench.metrics.naming import describe_clips
-from audiobench.reports import Count, Report, Summary, Unit, mean_or_none
+from audiobench.reports import Count, Report, Summary, Unit, mean_summary
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
 
 __all__ = [
@@ -233,11 +233,4 @@ class ZeroShotClassificationTask(Task):
     def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
         if self.options.protocol == "mteb":
             return mteb_protocol.summarize(reports)
-        typed = [r for r in reports.values() if isinstance(r, ZeroShotClassificationReport)]
-        names = list(dict.fromkeys(n for r in typed for n in r.model_extra or {}))
-        return ZeroShotClassificationSummary(
-            **{m: mean_or_none(getattr(r, m) for r in typed) for m in METRICS},
-            **{n: mean_or_none((r.model_extra or {}).get(n) for r in typed) for n in names},
-            n_subsets=len(typed),
-            subsets=list(reports),
-        )
+        return mean_summary(ZeroShotClassificationSummary, reports, METRICS)
