@@ -38,8 +38,13 @@ format: install
 	$(BIN)/ruff format .
 
 bench: install
+	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/vocsim_metrics.py
+	$(BIN)/python benchmarks/vocsim_metrics.py --n 3000 --classes 10
+	$(BIN)/python benchmarks/vocsim_metrics.py --n 3000 --classes 10 --raw-dim 18304
+	$(BIN)/python benchmarks/probes.py
 	$(BIN)/python benchmarks/encoder_throughput.py --size tiny --clips 32
+	$(BIN)/python benchmarks/ray_throughput.py
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .ruff_cache

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from audiobench import registry
+from audiobench.audio import MAX_CLIP_SECONDS
 from audiobench.leaderboard.cli import leaderboard_app, results_app
 from audiobench.version import __version__
 
@@ -212,6 +213,14 @@ def evaluate(
     dataset_revision: Annotated[
         str | None, typer.Option(help="Dataset revision overriding the task's pinned one.")
     ] = None,
+    allow_outside_paths: Annotated[
+        bool,
+        typer.Option(
+            "--allow-outside-paths",
+            help="Read labels.csv entries that resolve outside the dataset folder (.., absolute "
+            "paths, symlinks leaving it); refused by default.",
+        ),
+    ] = False,
     subset: Annotated[
         list[str] | None, typer.Option("--subset", help="Evaluate only these subsets.")
     ] = None,
@@ -228,6 +237,13 @@ def evaluate(
             "naming the clip and file) or skip (leave it out and list it in the result)."
         ),
     ] = OnErrorChoice.raise_,
+    max_clip_seconds: Annotated[
+        float,
+        typer.Option(
+            help="Longest clip a run decodes, in seconds, checked from the file's header before "
+            "decoding (a longer clip is an error, or skipped under --on-error skip); 0: no limit.",
+        ),
+    ] = MAX_CLIP_SECONDS,
     cache_dir: Annotated[
         Path | None,
         typer.Option(help="Embedding cache folder (default: $AUDIOBENCH_CACHE or the user cache)."),
@@ -334,10 +350,12 @@ def evaluate(
             revision=revision,
             overwrite=overwrite,
             on_error=on_error.value,
+            max_clip_seconds=max_clip_seconds if max_clip_seconds > 0 else None,
             cache_dir=cache_dir,
             use_cache=not no_cache,
             dataset=dataset,
             dataset_revision=dataset_revision,
+            allow_outside_paths=allow_outside_paths,
             subsets=subset,
             task_options=task_options,
             model_options=model_options,

@@ -59,7 +59,6 @@ from rich.console import Console
 from rich.markup import escape
 
 from audiobench.audio import (
-    MAX_CLIP_SECONDS,
     ArrowAudioRef,
     AudioRef,
     Clip,
@@ -686,7 +685,7 @@ class _Stage:
             items = [(c.id, _payload(c.audio, mode)) for c in chunk]
             refs = self.decode.options(
                 num_cpus=self.decode_cpus, num_returns=1 + len(items)
-            ).remote(items, rate, model_rate, MAX_CLIP_SECONDS)
+            ).remote(items, rate, model_rate, self.config.max_clip_seconds)
             unit.parts[refs[0]] = part
             unit.meta.append([])
             unit.waves.append(list(refs[1:]))

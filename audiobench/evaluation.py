@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from audiobench import distributed, registry
-from audiobench.audio import Clip
+from audiobench.audio import MAX_CLIP_SECONDS, Clip
 from audiobench.cache import EmbeddingCache
 from audiobench.efficiency import (
     FLOPS_PROBE_SECONDS,
@@ -68,6 +68,12 @@ class RunConfig(BaseModel):
     revision: str | None = Field(None, description="Model revision.")
     overwrite: bool = Field(False, description="Recompute even an identical run's result.")
     on_error: OnError = "raise"
+    allow_outside_paths: bool = Field(
+        False, description="Read label-table entries outside the dataset folder."
+    )
+    max_clip_seconds: float | None = Field(
+        MAX_CLIP_SECONDS, gt=0, description="Longest clip decoded (None: no limit)."
+    )
     cache_dir: Path | None = None
     use_cache: bool = True
     dataset: Path | None = Field(None, description="Local copy of the task's data.")
@@ -97,6 +103,7 @@ def _make_task(spec: str | Task, config: RunConfig) -> Task:
     if isinstance(spec, Task):
         if spec.device is None:
             spec.device = config.device
+        spec.allow_outside_paths = spec.allow_outside_paths or config.allow_outside_paths
         return spec
     options = dict(config.task_options)
     unused: list[str] = []
@@ -104,7 +111,11 @@ def _make_task(spec: str | Task, config: RunConfig) -> Task:
         accepted = registry.tasks.get(spec).Options.model_fields
         unused = sorted(k for k in options if k not in accepted)
         options = {k: v for k, v in options.items() if k in accepted}
-    kwargs: dict[str, Any] = {"options": options, "device": config.device}
+    kwargs: dict[str, Any] = {
+        "options": options,
+        "device": config.device,
+        "allow_outside_paths": config.allow_outside_paths,
+    }
     if config.dataset is not None:
         kwargs["dataset_path"] = config.dataset
     if config.dataset_revision is not None:
@@ -294,6 +305,7 @@ def run_identity(
         task_options=task.options.model_dump(mode="json"),
         subsets=list(task.selected_subsets) if task.selected_subsets else None,
         on_error=config.on_error,
+        max_clip_seconds=config.max_clip_seconds,
     )
 
 
@@ -360,6 +372,7 @@ def _run_one(
         canonical_rate=task.metadata.sample_rate,
         batch_size=config.batch_size,
         on_error=config.on_error,
+        max_clip_seconds=config.max_clip_seconds,
         progress=hook,
         # A task whose data legitimately repeats audio (one clip in several pairs) says so.
         allow_duplicates=bool(getattr(task, "allow_duplicates", False)),

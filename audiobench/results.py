@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from audiobench.audio import MAX_CLIP_SECONDS
 from audiobench.task import SAFE_NAME
 
 __all__ = [
@@ -93,6 +94,9 @@ class RunIdentity(BaseModel):
     task_options: dict[str, Any] = Field(description="Every option of the task, as run.")
     subsets: list[str] | None = Field(description="Subsets asked for (None: all).")
     on_error: Literal["raise", "skip"]
+    max_clip_seconds: float | None = Field(
+        default=MAX_CLIP_SECONDS, description="Longest clip decoded (None: no limit)."
+    )
 
     @property
     def digest(self) -> str:

@@ -303,6 +303,7 @@ class Task(ABC):
         subsets: Sequence[str] | None = None,
         device: str | None = None,
         options: Mapping[str, Any] | TaskOptions | None = None,
+        allow_outside_paths: bool = False,
         **option_values: Any,
     ) -> None:
         self.dataset_path = Path(dataset_path) if dataset_path is not None else None
@@ -310,6 +311,8 @@ class Task(ABC):
         self.selected_subsets = tuple(subsets) if subsets else None
         #: Torch device for family work that can use one (scoring grids, neural probes).
         self.device = device
+        #: Read label-table entries that resolve outside the dataset folder (explicit opt-in).
+        self.allow_outside_paths = allow_outside_paths
         given = options.model_dump() if isinstance(options, TaskOptions) else dict(options or {})
         self.options = self.resolve_options({**given, **option_values})
         #: Run options this task does not take (set by ``evaluate``; recorded in the result).
@@ -401,7 +404,9 @@ class Task(ABC):
         """All clips of the task, in dataset order."""
         from audiobench import sources
 
-        return sources.load_task_clips(self, progress=progress)
+        return sources.load_task_clips(
+            self, progress=progress, allow_outside=self.allow_outside_paths
+        )
 
     def generate_data(self, directory: Path) -> None:
         """Write the task's audio and labels into ``directory`` (synthetic tasks only)."""

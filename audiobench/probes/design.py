@@ -1,30 +1,33 @@
-"""Standardised design matrices for the linear probe, reduced to their row space when wide.
+"""Standardised design matrices for the linear probe, in an orthonormal eigenbasis.
 
 The linear probe standardises features with the training clips' mean and standard deviation
-(scikit-learn's ``StandardScaler``) and fits an L2-penalised logistic regression. When the
-features far outnumber the training clips (flattened spectrograms: 18,304 features for a few
-thousand clips) most of that work is wasted, and exactly so: the penalised optimum lies in
-the span of the (centred) training rows, because any component outside it leaves the loss
-unchanged and only adds to the penalty. Writing the standardised rows ``Xs`` (``[n, D]``) as
-``Z Qᵀ`` with ``Q`` (``[D, r]``) orthonormal and ``r <= n`` turns the fit into the same
-problem on ``Z`` (``[n, r]``): same objective values, and L-BFGS, which only takes inner
-products and linear combinations of gradients, visits the same points from the same zero
-start. Every iteration then costs ``n r`` instead of ``n D`` per class.
+(scikit-learn's ``StandardScaler``) and fits an L2-penalised logistic regression. Its penalty
+``||W||²`` does not change under an orthogonal change of basis, so the fit may run on the
+standardised rows ``Xs`` (``[n, D]``) written in any orthonormal basis ``Q`` (``Z = Xs Q``) and
+its coefficients map back exactly (``W = Q A``). Two bases serve:
 
-``Z`` comes from the Gram matrix ``G = Xs Xsᵀ`` by a pivoted Cholesky factorisation
-(``P G Pᵀ = L Lᵀ``, LAPACK ``dpstrf``, rank chosen by its default tolerance
-``n · eps · max diag G``): ``Z = Pᵀ L``. With the pivot rows ``p`` (the first ``r``) and their
-triangle ``L₁₁``, ``Q = Xs[p]ᵀ L₁₁⁻ᵀ``, so other clips map to ``Xe Xs[p]ᵀ L₁₁⁻ᵀ`` and
-coefficients ``A`` found on ``Z`` lift back to ``W = Xs[p]ᵀ (L₁₁⁻ᵀ A)`` on the standardised
-features. Cost: one ``n² D`` Gram product per fit set, then the cheap iterations.
+- features no more numerous than the training clips (``D <= n``): the eigenvectors ``V`` of
+  the covariance ``XsᵀXs / n`` (one ``D × D`` eigendecomposition); ``Z = Xs V`` has
+  uncorrelated columns whose mean squares are the eigenvalues, which is what the
+  preconditioned solver (:mod:`audiobench.probes.logistic`) needs. The same ``V`` may be
+  handed to other fit sets (the inner folds of a search): their columns are then nearly
+  uncorrelated, which is all a preconditioner needs, and the basis stays exact;
+- wide inputs (``D > n``, or ``D >= ROW_SPACE_RATIO · n`` for the plain solver): the row space
+  of ``Xs``. The penalised optimum lies in the span of the training rows (a component outside
+  it leaves the loss unchanged and only adds to the penalty), so the fit runs on
+  ``r <= n`` columns: from the eigendecomposition ``Xs Xsᵀ = U S² Uᵀ`` of the Gram matrix,
+  ``Z = U S`` (uncorrelated columns again, eigenvalues ``S² / n``), other clips map to
+  ``Xe Xsᵀ U S⁻¹`` and coefficients ``A`` lift to ``W = Xsᵀ U S⁻¹ A``. Directions with an
+  eigenvalue below ``n · eps · max`` hold no data and are dropped (the rank ``r``).
+  Every iteration then costs ``n r`` instead of ``n D`` per class.
 
-One difference from the fit on all ``D`` columns remains: L-BFGS-B stops when the largest
-absolute gradient entry is below ``tol``, and the largest entry of a gradient depends on the
-basis it is written in. The reduced fit applies the test to ``Z``'s coordinates, so it may stop
-an iteration earlier or later than the full fit would (tests compare the two: the
-probabilities agree to about ``tol``). The reduction is used only when the features number at
-least :data:`ROW_SPACE_RATIO` times the training clips, where it more than halves every
-iteration's cost.
+With ``eigenbasis=False`` (the plain solver, scikit-learn's iterates) inputs with
+``D < ROW_SPACE_RATIO · n`` keep their standardised features as they are. L-BFGS from a zero
+start only takes inner products and linear combinations of gradients, so in the row-space
+basis it visits the same points as on all ``D`` columns; one difference remains: L-BFGS-B
+stops when the largest absolute gradient entry is below ``tol``, and the largest entry of a
+gradient depends on the basis it is written in, so the reduced fit may stop an iteration
+earlier or later (its probabilities agree to about ``tol``).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.linalg import lapack, solve_triangular
+from scipy import linalg
 from sklearn.preprocessing import StandardScaler
 
 if TYPE_CHECKING:
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ROW_SPACE_RATIO", "Design", "prepare_design"]
 
-#: Reduce to the row space when features >= this many times the training clips.
+#: The plain solver reduces to the row space when features >= this many times the clips.
 ROW_SPACE_RATIO: int = 2
 
 
@@ -50,7 +53,7 @@ class Design:
     """One fit set: the scaler, the solver's features for training (and evaluation) clips.
 
     ``train`` and ``evaluation`` are float64 NumPy arrays on the CPU or torch tensors on the
-    requested device; with a reduction they have ``rank`` columns, else ``D``.
+    requested device, with ``rank`` columns when reduced to the row space, else ``D``.
     """
 
     mean: np.ndarray
@@ -59,20 +62,24 @@ class Design:
     evaluation: np.ndarray | torch.Tensor | None
     #: Columns of ``train`` when reduced to the row space; ``None`` when not reduced.
     rank: int | None
-    #: ``Xs[p]`` and ``L₁₁`` for :meth:`lift` (kept only when asked for).
-    _pivot_rows: np.ndarray | None = None
-    _triangle: np.ndarray | None = None
+    #: Mean square of every column of ``train`` when they are (nearly) uncorrelated; ``None``
+    #: for the raw standardised features.
+    second_moments: np.ndarray | None = None
+    #: ``V`` (``[D, D]``) of a feature-side eigenbasis, shareable with other fit sets.
+    basis: np.ndarray | None = None
+    #: ``Xs`` and ``U S⁻¹`` for :meth:`lift` of a row-space design (kept only when asked for).
+    _rows: np.ndarray | None = None
+    _left: np.ndarray | None = None
 
     def lift(self, coef: np.ndarray) -> np.ndarray:
         """Coefficients ``[D, K]`` on the standardised features from the solver's ``[d, K]``."""
+        if self.basis is not None:
+            return np.asarray(self.basis @ coef)
         if self.rank is None:
             return coef
-        if self._pivot_rows is None or self._triangle is None:
+        if self._rows is None or self._left is None:
             raise RuntimeError("this design was prepared without keep_lift=True")
-        if self.rank == 0:
-            return np.zeros((self._pivot_rows.shape[1], coef.shape[1]))
-        solved = solve_triangular(self._triangle, coef, lower=True, trans="T")
-        return np.asarray(self._pivot_rows.T @ solved)
+        return np.asarray(self._rows.T @ (self._left @ coef))
 
     def standardise(self, X: np.ndarray) -> np.ndarray:
         """``(X - mean) / scale`` in float64, as ``StandardScaler.transform`` computes it."""
@@ -88,12 +95,17 @@ def prepare_design(
     *,
     device: torch.device | None = None,
     keep_lift: bool = False,
-    reduce: bool | None = None,
+    eigenbasis: bool = True,
+    basis: np.ndarray | None = None,
 ) -> Design:
-    """Standardise ``train`` (``[n, D]``), and ``evaluation`` with its statistics, and reduce
-    both to the training rows' span when ``D >= ROW_SPACE_RATIO · n`` (``reduce`` forces the
-    choice). ``device``: ``None`` for NumPy on the CPU, else a torch device for the features.
-    ``keep_lift`` keeps what :meth:`Design.lift` needs.
+    """Standardise ``train`` (``[n, D]``), and ``evaluation`` with its statistics, and write
+    both in an orthonormal basis (module docstring).
+
+    ``eigenbasis``: an eigenbasis with uncorrelated columns (``second_moments`` set), else the
+    raw standardised features (reduced to the row space when ``D >= ROW_SPACE_RATIO · n``).
+    ``basis``: a ``D × D`` orthogonal matrix to use instead of computing one (feature side).
+    ``device``: ``None`` for NumPy on the CPU, else a torch device for the features.
+    ``keep_lift`` keeps what :meth:`Design.lift` needs for a row-space design.
     """
     scaler = StandardScaler(copy=False)
     rows = train.astype(np.float64)
@@ -109,42 +121,50 @@ def prepare_design(
     rows /= design.scale
     held_out = None if evaluation is None else design.standardise(evaluation)
     n, dim = rows.shape
-    if reduce is None:
-        reduce = dim >= ROW_SPACE_RATIO * n
-    if not reduce:
+    if basis is not None:
+        if basis.shape != (dim, dim):
+            raise ValueError(f"basis must be {dim} × {dim}, got {basis.shape}")
+        features = _products(rows, basis.T, device)
+        design.basis = basis
+        design.second_moments = np.einsum("ij,ij->j", features, features) / max(n, 1)
+        design.train = _to_device(features, device)
+        if held_out is not None:
+            design.evaluation = _to_device(_products(held_out, basis.T, device), device)
+        return design
+    wide = dim > n if eigenbasis else dim >= ROW_SPACE_RATIO * n
+    if not wide:
+        if eigenbasis:
+            values, vectors = _eigh(_products(rows.T, rows.T, device) / max(n, 1))
+            design.basis = vectors
+            design.second_moments = values
+            rows = _products(rows, vectors.T, device)
+            held_out = None if held_out is None else _products(held_out, vectors.T, device)
         design.train = _to_device(rows, device)
         design.evaluation = None if held_out is None else _to_device(held_out, device)
         return design
-    gram = _products(rows, rows, device)
-    factor, pivots, rank = _pivoted_cholesky(gram)
-    order = np.argsort(pivots)
+    values, vectors = _eigh(_products(rows, rows, device))
+    rank = int(np.count_nonzero(values > n * np.finfo(np.float64).eps * values.max(initial=0.0)))
+    values, vectors = values[:rank], vectors[:, :rank]
+    root = np.sqrt(values)
+    left = vectors / root  # U S⁻¹
     design.rank = rank
-    design.train = _to_device(np.ascontiguousarray(factor[order, :rank]), device)
-    triangle = factor[:rank, :rank]
+    design.train = _to_device(np.ascontiguousarray(vectors * root), device)
+    if eigenbasis:
+        design.second_moments = values / n
     if held_out is not None:
-        cross = _products(held_out, rows[pivots[:rank]], device)
-        design.evaluation = _to_device(_solve_right(cross, triangle), device)
+        design.evaluation = _to_device(_products(held_out, rows, device) @ left, device)
     if keep_lift:
-        design._pivot_rows = rows[pivots[:rank]]
-        design._triangle = triangle
+        design._rows = rows
+        design._left = left
     return design
 
 
-def _pivoted_cholesky(gram: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(L, p, r)`` with ``G[p][:, p] ≈ L[:, :r] L[:, :r]ᵀ``, ``L`` lower triangular."""
-    if not gram.size:
-        return np.zeros((0, 0)), np.zeros(0, dtype=np.int64), 0
-    factor, pivots, rank, info = lapack.dpstrf(gram, lower=1)
-    if info < 0:  # pragma: no cover - an argument error in our call
-        raise RuntimeError(f"LAPACK dpstrf failed with info={info}")
-    return np.tril(factor), pivots.astype(np.int64) - 1, int(rank)
-
-
-def _solve_right(cross: np.ndarray, triangle: np.ndarray) -> np.ndarray:
-    """``cross L₁₁⁻ᵀ``: coordinates of held-out rows in the reduced basis."""
-    if not triangle.size:
-        return np.zeros((cross.shape[0], 0))
-    return np.array(solve_triangular(triangle, cross.T, lower=True).T)
+def _eigh(symmetric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues (descending, clipped at 0) and orthonormal eigenvectors (columns)."""
+    if not symmetric.size:
+        return np.zeros(0), np.zeros((symmetric.shape[0], 0))
+    values, vectors = linalg.eigh(symmetric, driver="evd", overwrite_a=True, check_finite=False)
+    return np.maximum(values[::-1], 0.0), np.ascontiguousarray(vectors[:, ::-1])
 
 
 def _products(left: np.ndarray, right: np.ndarray, device: torch.device | None) -> np.ndarray:
@@ -153,8 +173,8 @@ def _products(left: np.ndarray, right: np.ndarray, device: torch.device | None) 
         return np.asarray(left @ right.T)
     import torch
 
-    a = torch.from_numpy(left).to(device)
-    b = a if right is left else torch.from_numpy(right).to(device)
+    a = torch.from_numpy(np.ascontiguousarray(left)).to(device)
+    b = a if right is left else torch.from_numpy(np.ascontiguousarray(right)).to(device)
     return (a @ b.T).cpu().numpy()
 
 

@@ -11,17 +11,25 @@ else by seeded stratified inner cross-validation on the training clips (the scal
 inside each fold); ties go to the smaller C (the stronger regularisation). The chosen model is
 then fitted on the training clips. ``seed`` fixes the inner folds.
 
-Every fit is scikit-learn's ``LogisticRegression`` (lbfgs, ``tol``, ``max_iter``) computed by
-:mod:`audiobench.probes.logistic`: the same objective, starting point and optimiser call, so
-the same iterates up to rounding. What makes real-sized inputs fast:
+Every fit minimises scikit-learn's ``LogisticRegression`` objective (lbfgs; ``tol``,
+``max_iter``), computed by :mod:`audiobench.probes.logistic`. Two solvers:
 
-- the fits of the search (grid × inner folds) are independent and run on all usable cores,
-  one BLAS thread each (many small products gain nothing from threaded BLAS, and on a busy
+- ``"preconditioned"`` (default): the standardised features written in an eigenbasis of their
+  covariance (or of the training rows' span when wide; :mod:`audiobench.probes.design`, exact),
+  L-BFGS-B in coordinates where the objective's Hessian starts near the identity, and along the
+  C grid each fit starts at the previous C's optimum (ascending C). Same objective and
+  optimum; fits stop near the optimum rather than where the raw gradient is small (at large C
+  the two differ, see :mod:`audiobench.probes.logistic`);
+- ``"lbfgs"``: scikit-learn's own iterates (from zero, raw coefficients), up to rounding, with
+  the row-space reduction for wide inputs (features at least twice the training clips).
+
+What makes real-sized inputs fast, besides the solver:
+
+- the fits of the search are independent per inner fold and run on all usable cores, one
+  BLAS thread each (many small products gain nothing from threaded BLAS, and on a busy
   machine its threads wait on each other); the numbers do not depend on how many run at once;
-- each fold is standardised once for the whole grid, not once per C;
-- wide inputs (features at least twice the training clips) are reduced exactly to the span of
-  the training rows first (:mod:`audiobench.probes.design`; its docstring states the one
-  difference, where L-BFGS-B stops);
+- each fold is standardised once for the whole grid, not once per C, and the eigenbasis of the
+  training clips' covariance is computed once and shared by the inner folds;
 - with ``device="cuda"`` the loss and gradient run on the GPU.
 
 ``fit(..., progress=callback)`` reports every fit as it finishes (:class:`FitProgress`).
@@ -29,12 +37,12 @@ the same iterates up to rounding. What makes real-sized inputs fast:
 
 from __future__ import annotations
 
-import threading
+import queue
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
@@ -59,6 +67,8 @@ __all__ = ["DEFAULT_C_GRID", "LinearProbe"]
 #: Inverse regularisation strengths searched: 1e-4 … 1e4, one per decade. On standardised
 #: features this spans "nearly constant" to "nearly unregularised".
 DEFAULT_C_GRID: tuple[float, ...] = tuple(float(c) for c in np.logspace(-4, 4, 9))
+
+Solver = Literal["preconditioned", "lbfgs"]
 
 
 @dataclass(frozen=True)
@@ -100,16 +110,17 @@ class LinearProbe(Probe):
     C_grid:
         Values searched when ``C`` is ``None``.
     max_iter:
-        lbfgs iterations per fit. 1000 is ample on standardised features; a weakly
-        regularised fit on separable data may stop early without harm (recorded as
-        ``converged`` in ``config()``).
+        L-BFGS-B iterations per fit. A weakly regularised fit on separable data may stop at
+        the limit without harm (recorded as ``converged`` in ``config()``).
     tol:
-        lbfgs tolerance.
+        L-BFGS-B's gradient tolerance (in the solver's coordinates, see the module docstring).
+    solver:
+        ``"preconditioned"`` (default) or ``"lbfgs"`` (scikit-learn's iterates).
     n_splits:
         Inner cross-validation folds when no validation split is given.
     device:
         ``None`` or ``"cpu"``: NumPy on the CPU. A CUDA device: the loss and gradient (and the
-        row-space reduction's products) run there, in float64.
+        basis change's products) run there, in float64.
     n_jobs:
         Fits run at once on the CPU (``None``: the usable cores). Does not change results.
     multilabel, seed:
@@ -127,6 +138,7 @@ class LinearProbe(Probe):
         C_grid: Sequence[float] = DEFAULT_C_GRID,
         max_iter: int = 1000,
         tol: float = 1e-4,
+        solver: Solver = "preconditioned",
         n_splits: int = 5,
         device: str | torch.device | None = None,
         n_jobs: int | None = None,
@@ -139,6 +151,8 @@ class LinearProbe(Probe):
             raise ValueError(f"C values must be positive, got {grid}")
         if max_iter < 1:
             raise ValueError(f"max_iter must be positive, got {max_iter}")
+        if solver not in ("preconditioned", "lbfgs"):
+            raise ValueError(f"solver must be 'preconditioned' or 'lbfgs', got {solver!r}")
         if n_splits < 2:
             raise ValueError(f"n_splits must be at least 2, got {n_splits}")
         if n_jobs is not None and n_jobs < 1:
@@ -147,6 +161,7 @@ class LinearProbe(Probe):
         self.C_grid: tuple[float, ...] = tuple(sorted(set(grid)))
         self.max_iter = int(max_iter)
         self.tol = float(tol)
+        self.solver: Solver = solver
         self.n_splits = int(n_splits)
         self.device = device
         self.n_jobs = n_jobs
@@ -160,26 +175,77 @@ class LinearProbe(Probe):
         self._rank: int | None = None
         self._selection: dict[str, Any] | None = None
 
+    @property
+    def _preconditioned(self) -> bool:
+        return self.solver == "preconditioned"
+
     # ------------------------------------------------------------------ fitting
 
-    def _train(self, design: Design, targets: np.ndarray, C: float) -> _Head | None:
-        """Fit one model on a design; ``None`` when a multi-class fold holds a single class."""
-        options: dict[str, Any] = {"C": C, "max_iter": self.max_iter, "tol": self.tol}
+    def _design(
+        self,
+        train: np.ndarray,
+        evaluation: np.ndarray | None,
+        device: torch.device | None,
+        *,
+        keep_lift: bool = False,
+        basis: np.ndarray | None = None,
+    ) -> Design:
+        return prepare_design(
+            train,
+            evaluation,
+            device=device,
+            keep_lift=keep_lift,
+            eigenbasis=self._preconditioned,
+            basis=basis if self._preconditioned else None,
+        )
+
+    def _train(
+        self, design: Design, targets: np.ndarray, C: float, start: _Head | None = None
+    ) -> _Head | None:
+        """Fit one model on a design (from ``start`` when given); ``None`` when a multi-class
+        fold holds a single class."""
+        options: dict[str, Any] = {
+            "C": C,
+            "max_iter": self.max_iter,
+            "tol": self.tol,
+            "second_moments": design.second_moments if self._preconditioned else None,
+        }
         if self.multilabel:
             models: list[LogisticFit | float] = []
-            for column in targets.T:
+            for j, column in enumerate(targets.T):
                 if column.min() == column.max():
                     # One-vs-rest predicts a class constant within the fold as that constant.
                     models.append(float(column[0]))
-                else:
-                    models.append(fit_logistic(design.train, column, binary=True, **options))
+                    continue
+                previous = None if start is None else start.models[j]
+                models.append(
+                    fit_logistic(
+                        design.train,
+                        column,
+                        binary=True,
+                        start=previous if isinstance(previous, LogisticFit) else None,
+                        **options,
+                    )
+                )
             return _Head(np.arange(targets.shape[1]), tuple(models))
         present = np.unique(targets)
         if present.size < 2:
             return None
         codes = np.searchsorted(present, targets)
         binary = present.size == 2
-        return _Head(present, (fit_logistic(design.train, codes, binary=binary, **options),))
+        warm = None if start is None else start.models[0]
+        return _Head(
+            present,
+            (
+                fit_logistic(
+                    design.train,
+                    codes,
+                    binary=binary,
+                    start=warm if isinstance(warm, LogisticFit) else None,
+                    **options,
+                ),
+            ),
+        )
 
     def _head_scores(self, head: _Head, features: np.ndarray | torch.Tensor) -> np.ndarray:
         """Probabilities ``[n, C]`` over all training classes (absent ones score 0)."""
@@ -208,48 +274,61 @@ class LinearProbe(Probe):
         return None if device.type == "cpu" else device
 
     def _search(
-        self, fit_sets: list[_FitSet], device: torch.device | None, report: ProgressCounter
-    ) -> np.ndarray:
-        """Selection scores ``[fold, C]``: every (fold, C) fit, on all workers."""
+        self,
+        fit_sets: list[_FitSet],
+        device: torch.device | None,
+        report: ProgressCounter,
+        basis: np.ndarray | None,
+        keep: Design | None = None,
+    ) -> tuple[np.ndarray, list[_Head | None]]:
+        """Selection scores ``[fold, C]``: every fold's fits along the grid, on all workers.
+
+        Each fold runs its grid in ascending C, every fit starting at the previous one's
+        optimum (preconditioned solver; the plain one starts every fit at zero). Fits report
+        to the calling thread as they finish. With ``keep`` (the design of the one fit set),
+        the heads of that fit set are returned too, one per C.
+        """
         n_grid = len(self.C_grid)
         scores = np.full((len(fit_sets), n_grid), np.nan)
-        designs: dict[int, Design] = {}
-        remaining = [n_grid] * len(fit_sets)
-        locks = [threading.Lock() for _ in fit_sets]
+        heads: list[_Head | None] = [None] * n_grid
+        events: queue.Queue[tuple[int, int, float] | BaseException] = queue.Queue()
 
-        def design_of(index: int) -> Design:
-            with locks[index]:
-                if index not in designs:
-                    fit_set = fit_sets[index]
-                    designs[index] = prepare_design(
-                        fit_set.train, fit_set.evaluation, device=device
-                    )
-                return designs[index]
-
-        def run(index: int, c_index: int) -> float:
-            fit_set = fit_sets[index]
-            design = design_of(index)
-            head = self._train(design, fit_set.targets, self.C_grid[c_index])
-            if head is None:
-                return float("nan")
-            assert design.evaluation is not None
-            return selection_score(fit_set.eval_targets, self._head_scores(head, design.evaluation))
-
-        tasks = [(i, j) for i in range(len(fit_sets)) for j in range(n_grid)]
-        workers = self._workers(len(tasks), device)
-        with _one_blas_thread(workers > 1), ThreadPoolExecutor(workers) as pool:
-            futures = {pool.submit(run, i, j): (i, j) for i, j in tasks}
-            for future in as_completed(futures):
-                i, j = futures[future]
-                scores[i, j] = future.result()
-                remaining[i] -= 1
-                if not remaining[i]:
-                    designs.pop(i, None)  # free the fold's features once its grid is done
-                report(
-                    f"C={self.C_grid[j]:g}, {fit_sets[i].label}",
-                    score=scores[i, j],
+        def run(index: int) -> None:
+            try:
+                fit_set = fit_sets[index]
+                design = keep if keep is not None else self._design(
+                    fit_set.train, fit_set.evaluation, device, basis=basis
                 )
-        return scores
+                previous: _Head | None = None
+                for j, C in enumerate(self.C_grid):
+                    head = self._train(
+                        design, fit_set.targets, C, previous if self._preconditioned else None
+                    )
+                    if head is None:
+                        events.put((index, j, float("nan")))
+                        continue
+                    previous = head
+                    if keep is not None:
+                        heads[j] = head
+                    assert design.evaluation is not None
+                    scores_j = self._head_scores(head, design.evaluation)
+                    events.put((index, j, selection_score(fit_set.eval_targets, scores_j)))
+            except BaseException as exc:  # handed to the calling thread
+                events.put(exc)
+
+        workers = self._workers(len(fit_sets), device)
+        with _one_blas_thread(workers > 1), ThreadPoolExecutor(workers) as pool:
+            futures = [pool.submit(run, i) for i in range(len(fit_sets))]
+            for _ in range(len(fit_sets) * n_grid):
+                event = events.get()
+                if isinstance(event, BaseException):
+                    for future in futures:
+                        future.cancel()
+                    raise event
+                i, j, score = event
+                scores[i, j] = score
+                report(f"C={self.C_grid[j]:g}, {fit_sets[i].label}", score=score)
+        return scores, heads
 
     def _workers(self, n_tasks: int, device: torch.device | None) -> int:
         if device is not None:
@@ -271,6 +350,8 @@ class LinearProbe(Probe):
         n_splits: int | None = None
         scores: list[float] = []
         fit_sets: list[_FitSet] = []
+        design: Design | None = None
+        heads: list[_Head | None] = []
         if len(self.C_grid) == 1:
             method = "fixed"
         elif validation is not None:
@@ -278,6 +359,8 @@ class LinearProbe(Probe):
             val_inputs, val_targets = validation
             assert isinstance(val_inputs, np.ndarray)
             fit_sets = [_FitSet(inputs, targets, val_inputs, val_targets, "validation")]
+            # The models scored on the validation clips are the final ones: keep the lift.
+            design = self._design(inputs, val_inputs, device, keep_lift=True)
         else:
             method = "inner_cv"
             folds = inner_cv_folds(targets, n_splits=self.n_splits, seed=self.seed)
@@ -288,9 +371,16 @@ class LinearProbe(Probe):
                 )
                 for k, (tr, te) in enumerate(folds, start=1)
             ]
-        report = self._progress_counter(len(fit_sets) * len(self.C_grid) + 1)
+        final_fit = method != "validation"
+        report = self._progress_counter(len(fit_sets) * len(self.C_grid) + int(final_fit))
+        n, dim = inputs.shape
+        if design is None and method == "inner_cv" and self._preconditioned and dim <= n:
+            # The final design first: its eigenbasis serves the inner folds too.
+            design = self._design(inputs, None, device, keep_lift=True)
         if fit_sets:
-            per_fold = self._search(fit_sets, device, report)
+            basis = design.basis if design is not None else None
+            keep = design if method == "validation" else None
+            per_fold, heads = self._search(fit_sets, device, report, basis, keep)
             scores = [
                 float(np.nanmean(column)) if np.isfinite(column).any() else float("nan")
                 for column in per_fold.T
@@ -300,10 +390,13 @@ class LinearProbe(Probe):
             if method == "fixed"
             else select_best(self.C_grid, scores, prefer="first")
         )
-        design = prepare_design(inputs, device=device, keep_lift=True)
-        head = self._train(design, targets, chosen)
-        assert head is not None  # fit() guarantees at least two training classes
-        report(f"final fit, C={chosen:g}")
+        if design is None:
+            design = self._design(inputs, None, device, keep_lift=True)
+        head = heads[self.C_grid.index(chosen)] if method == "validation" else None
+        if head is None:
+            head = self._train(design, targets, chosen)
+            assert head is not None  # fit() guarantees at least two training classes
+            report(f"final fit, C={chosen:g}")
         self._mean, self._scale, self._rank = design.mean, design.scale, design.rank
         self._weights = [
             model if isinstance(model, float) else (design.lift(model.coef), model.intercept)
@@ -340,7 +433,8 @@ class LinearProbe(Probe):
         return {
             "params": {
                 "scaler": "standard",
-                "solver": "lbfgs",
+                "solver": self.solver,
+                "warm_start": self._preconditioned,
                 "max_iter": self.max_iter,
                 "tol": self.tol,
                 "n_splits": self.n_splits,

@@ -97,3 +97,28 @@ def test_flatten_pooling_refuses_to_pad_every_clip_to_one_long_clip(
             [np.zeros((21, 128)), np.zeros((21, 128)), np.zeros((1251, 128))],
             max_elements=100_000,
         )
+
+
+def test_the_run_limit_is_an_option_recorded_in_the_run_identity(tmp_path: Path) -> None:
+    import audiobench
+
+    root = tone_folder(tmp_path / "d", n=6)  # 0.30-0.35 s each
+    write_tone(root / "long.wav", seconds=2.0, freq=700.0)
+    write_labels(root, [*(f"c{i}.wav,{'ab'[i % 2]}" for i in range(6)), "long.wav,a"])
+    options = {"n_permutations": 5, "n_bootstrap": 5}
+    settings = {"output_dir": tmp_path / "out", "progress": False, "use_cache": False}
+    [limited] = audiobench.evaluate(
+        f"folder:{root}", "log-mel", on_error="skip", max_clip_seconds=1.0,
+        task_options=options, **settings,
+    )  # fmt: skip
+    assert [s.id for s in limited.skipped] == ["long"]
+    assert "over the limit of 1 s per clip" in limited.skipped[0].reason
+    assert limited.run is not None and limited.run.max_clip_seconds == 1.0
+    # Another limit is another run: the file is recomputed, not reused.
+    [unlimited] = audiobench.evaluate(
+        f"folder:{root}", "log-mel", on_error="skip", max_clip_seconds=None,
+        task_options=options, **settings,
+    )  # fmt: skip
+    assert unlimited.skipped == [] and unlimited.run is not None
+    assert unlimited.run.max_clip_seconds is None
+    assert unlimited.run.digest != limited.run.digest

@@ -68,3 +68,26 @@ def test_explicit_opt_in_reads_outside_files(tmp_path: Path, outside: Path) -> N
     write_labels(root, ["c0.wav,a", "../elsewhere/secret.wav,b"])
     clips = load_folder_clips(root, allow_outside=True)
     assert clips[1].audio.path == outside.resolve()  # type: ignore[attr-defined]
+
+
+def test_the_cli_refuses_outside_paths_and_its_flag_allows_them(
+    tmp_path: Path, outside: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from audiobench.cli import app
+
+    root = tone_folder(tmp_path / "d", n=8)
+    rows = [f"c{k}.wav,{'ab'[k % 2]}" for k in range(8)]
+    write_labels(root, [*rows, "../elsewhere/secret.wav,b"])
+    args = [
+        "evaluate", "--task", f"folder:{root}", "--model", "log-mel", "--no-cache",
+        "--no-flops", "--no-progress", "--output-dir", str(tmp_path / "out"),
+        "--permutations", "5", "--bootstrap", "5",
+    ]  # fmt: skip
+    refused = CliRunner().invoke(app, args)
+    assert refused.exit_code == 1
+    assert "outside the dataset folder" in refused.output
+    assert "--allow-outside-paths" in refused.output
+    allowed = CliRunner().invoke(app, [*args, "--allow-outside-paths"])
+    assert allowed.exit_code == 0, allowed.output
