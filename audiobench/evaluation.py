@@ -352,7 +352,10 @@ def _run_one(
     clips: list[Clip] | None = None
     t_start = time.perf_counter()
     if _is_local(task):  # the identity of local data is a digest of what is there now
-        clips = task.load_data(progress=lambda msg: console.print(f"  {escape(msg)}"))
+        clips = task.load_data(
+            progress=lambda msg: console.print(f"  {escape(msg)}"),
+            missing_ok=config.on_error == "skip",
+        )
     identity = run_identity(task, encoder, config, clips)
     existing = _reusable(path, identity, config, console)
     if existing is not None:
@@ -360,7 +363,10 @@ def _run_one(
     task.check_encoder(encoder)
     console.print(f"[bold]{escape(task.name)}[/] with [bold]{escape(encoder.meta.name)}[/]")
     if clips is None:
-        clips = task.load_data(progress=lambda msg: console.print(f"  {escape(msg)}"))
+        clips = task.load_data(
+            progress=lambda msg: console.print(f"  {escape(msg)}"),
+            missing_ok=config.on_error == "skip",
+        )
     if not clips:
         raise ValueError(f"task {task.name}: the dataset holds no clips for the selected subsets")
     t_loaded = time.perf_counter()

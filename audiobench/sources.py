@@ -9,28 +9,30 @@ does not install on CPU machines) and read by the runner with soundfile.
 from __future__ import annotations
 
 import csv
+import importlib
 import io
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audiobench.audio import AUDIO_EXTENSIONS, ArrowAudioRef, Clip, FileAudioRef
-from audiobench.task import Columns
-
-if TYPE_CHECKING:
-    from audiobench.task import Task
 
 __all__ = [
+    "Columns",
     "DatasetError",
+    "DatasetSource",
+    "Synthetic",
     "data_dir",
+    "generated_dir",
     "load_folder_clips",
     "load_hf_clips",
-    "load_task_clips",
+    "load_source",
 ]
 
 _LABEL_FILES = ("labels.csv", "metadata.csv")
@@ -42,92 +44,130 @@ class DatasetError(ValueError):
     """A dataset could not be found or does not have the expected layout."""
 
 
+class DatasetSource(BaseModel):
+    """Where a task's data comes from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["huggingface", "folder", "synthetic"]
+    path: str = Field(description="Hub id, folder path, or generator name.")
+    revision: str | None = Field(
+        default=None, description="Pinned dataset revision (required for huggingface)."
+    )
+    config: str | None = Field(default=None, description="Dataset configuration name.")
+
+
+class Synthetic(DatasetSource):
+    """A generated dataset: ``generator`` (``"module:function"``) writes it on first use.
+
+    The generator is called as ``function(directory, seed=seed,
+    sample_rate=<task rate>, **params)`` and writes WAV files and a
+    ``labels.csv``; it is imported only when the data is needed.
+    """
+
+    kind: Literal["synthetic"] = "synthetic"
+    path: str = ""
+    revision: str | None = "v1"
+    generator: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    seed: int
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _path_names_generator(self) -> Synthetic:
+        if not self.path:
+            object.__setattr__(self, "path", self.generator)
+        return self
+
+    def generate(self, directory: Path, sample_rate: int) -> None:
+        """Write the dataset into ``directory``."""
+        module, _, function = self.generator.partition(":")
+        write = getattr(importlib.import_module(module), function)
+        write(directory, seed=self.seed, sample_rate=sample_rate, **self.params)
+
+
+class Columns(BaseModel):
+    """Which dataset columns hold what. ``None`` means the task does not use one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    audio: str = "audio"
+    label: str | None = "label"
+    subset: str | None = None
+    id: str | None = None
+    text: str | None = None
+    group: str | None = None
+    split: str | None = None
+    extra: tuple[str, ...] = Field(
+        default=(),
+        description="Further columns copied into Clip.metadata (e.g. ESC-50's 'fold').",
+    )
+    required: tuple[str, ...] = Field(
+        default=("audio", "label"),
+        description="Keys above whose column must exist; the others are used when present.",
+    )
+
+
 def data_dir() -> Path:
     """``$AUDIOBENCH_DATA`` if set, else the user's data directory (generated datasets)."""
     env = os.environ.get("AUDIOBENCH_DATA")
     return Path(env) if env else Path(platformdirs.user_data_dir("audiobench"))
 
 
-def load_task_clips(
-    task: Task,
-    progress: Callable[[str], None] | None = None,
+def load_source(
+    source: DatasetSource,
+    columns: Columns,
+    splits: Sequence[str],
     *,
+    name: str,
+    revision: str | None,
+    local_copy: Path | None = None,
+    generate: Callable[[Path], None] | None = None,
+    progress: Callable[[str], None] | None = None,
     allow_outside: bool = False,
+    allow_duplicates: bool = False,
     missing_ok: bool = False,
 ) -> list[Clip]:
-    """Load a task's clips from its declared source or the user's local copy.
+    """Clips from a dataset source, or from the user's ``local_copy`` of it, in dataset order.
 
-    For folder layouts, ``allow_outside`` accepts entries that resolve outside
-    the folder and ``missing_ok`` keeps entries whose file is missing (the
-    runner then skips or reports them); see :func:`load_folder_clips`. A task
-    whose class sets ``allow_duplicates = True`` may list one file twice.
+    ``name`` names the data in messages and the generated-data folder; ``generate`` writes a
+    synthetic source's files into a folder (called once; the files are reused afterwards).
+    For folder layouts, ``allow_outside`` accepts entries that resolve outside the folder,
+    ``allow_duplicates`` entries that name one file twice, and ``missing_ok`` keeps entries
+    whose file is missing (the runner then skips or reports them); see
+    :func:`load_folder_clips`.
     """
-    meta = task.metadata
     say = progress or (lambda _msg: None)
-    wanted = _subsets_available(task, say)
     folder_options = {
         "allow_outside": allow_outside,
-        "allow_duplicates": bool(getattr(task, "allow_duplicates", False)),
+        "allow_duplicates": allow_duplicates,
         "missing_ok": missing_ok,
     }
-    if task.dataset_path is not None:
-        say(f"loading {meta.name} from local copy {task.dataset_path}")
-        clips = _load_local(
-            task.dataset_path, meta.columns, meta.splits, meta.dataset.config, **folder_options
+    if local_copy is not None:
+        say(f"loading {name} from local copy {local_copy}")
+        return _load_local(local_copy, columns, splits, source.config, **folder_options)
+    if source.kind == "huggingface":
+        say(f"loading {source.path}@{revision} from the Hugging Face hub")
+        return load_hf_clips(
+            source.path, revision=revision, config=source.config, splits=splits, columns=columns
         )
-    elif meta.dataset.kind == "huggingface":
-        say(f"loading {meta.dataset.path}@{task.dataset_revision} from the Hugging Face hub")
-        clips = load_hf_clips(
-            meta.dataset.path,
-            revision=task.dataset_revision,
-            config=meta.dataset.config,
-            splits=meta.splits,
-            columns=meta.columns,
-        )
-    elif meta.dataset.kind == "folder":
-        clips = load_folder_clips(Path(meta.dataset.path).expanduser(), **folder_options)
-    else:
-        clips = load_folder_clips(_generated_dir(task, say), **folder_options)
-    if wanted:
-        keep = set(wanted)
-        clips = [c for c in clips if c.subset in keep]
-    return clips
+    if source.kind == "folder":
+        return load_folder_clips(Path(source.path).expanduser(), **folder_options)
+    if generate is None:
+        raise DatasetError(f"{name}: generated data needs a generator")
+    folder = generated_dir(f"{name}-{source.revision or 'v0'}", generate, say)
+    return load_folder_clips(folder, **folder_options)
 
 
-def _subsets_available(task: Task, say: Callable[[str], None]) -> tuple[str, ...]:
-    """The subsets to run; blind ones only where a local copy was given."""
-    meta = task.metadata
-    wanted = task.subsets_to_run()
-    if task.dataset_path is not None or not meta.blind_subsets:
-        return wanted
-    # Blind subsets are never published; they exist only in an owner's local copy.
-    blind = [s for s in wanted if s in meta.blind_subsets]
-    if not blind:
-        return wanted
-    rest = tuple(s for s in wanted if s not in meta.blind_subsets)
-    if not rest:
-        raise DatasetError(
-            f"task {meta.name}: subsets {blind} are blind and not on the hub; "
-            "point --dataset at the local copy that holds them"
-        )
-    say(
-        f"blind subsets {', '.join(blind)} are evaluated only from a local copy (--dataset); "
-        "leaving them out"
-    )
-    return rest
-
-
-def _generated_dir(task: Task, say: Callable[[str], None]) -> Path:
-    """Generate a synthetic task's files once, atomically, and reuse them afterwards."""
-    meta = task.metadata
-    target = data_dir() / "generated" / f"{meta.name}-{meta.dataset.revision or 'v0'}"
+def generated_dir(key: str, generate: Callable[[Path], None], say: Callable[[str], None]) -> Path:
+    """The folder of generated data ``key``: written once, atomically, reused afterwards."""
+    target = data_dir() / "generated" / key
     if (target / _READY_MARK).exists():
         return target
-    say(f"generating {meta.name} audio into {target}")
+    say(f"generating {key.rsplit('-', 1)[0]} audio into {target}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{meta.name}-", dir=target.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=target.parent))
     try:
-        task.generate_data(tmp)
+        generate(tmp)
         (tmp / _READY_MARK).write_text("ok\n")
         if target.exists():  # an incomplete earlier attempt
             shutil.rmtree(target)

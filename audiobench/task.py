@@ -9,7 +9,6 @@ a local copy with ``dataset_path``.
 
 from __future__ import annotations
 
-import importlib
 import json
 import typing
 from abc import ABC, abstractmethod
@@ -20,11 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.reports import Report, Summary, parse_score_path, problems_of, score_at
+from audiobench.sources import Columns, DatasetSource, Synthetic
 
 if TYPE_CHECKING:
     from audiobench.encoder import Encoder
@@ -57,69 +57,6 @@ class TaskFamily(StrEnum):
     RECONSTRUCTION = "reconstruction"
     PERCEPTUAL_ALIGNMENT = "perceptual_alignment"
     PAIR_CLASSIFICATION = "pair_classification"
-
-
-class DatasetSource(BaseModel):
-    """Where a task's data comes from."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    kind: Literal["huggingface", "folder", "synthetic"]
-    path: str = Field(description="Hub id, folder path, or generator name.")
-    revision: str | None = Field(
-        default=None, description="Pinned dataset revision (required for huggingface)."
-    )
-    config: str | None = Field(default=None, description="Dataset configuration name.")
-
-
-class Synthetic(DatasetSource):
-    """A generated dataset: ``generator`` (``"module:function"``) writes it on first use.
-
-    The generator is called as ``function(directory, seed=seed,
-    sample_rate=<task rate>, **params)`` and writes WAV files and a
-    ``labels.csv``; it is imported only when the data is needed.
-    """
-
-    kind: Literal["synthetic"] = "synthetic"
-    path: str = ""
-    revision: str | None = "v1"
-    generator: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-    seed: int
-    params: dict[str, Any] = Field(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _path_names_generator(self) -> Synthetic:
-        if not self.path:
-            object.__setattr__(self, "path", self.generator)
-        return self
-
-    def generate(self, directory: Path, sample_rate: int) -> None:
-        """Write the dataset into ``directory``."""
-        module, _, function = self.generator.partition(":")
-        write = getattr(importlib.import_module(module), function)
-        write(directory, seed=self.seed, sample_rate=sample_rate, **self.params)
-
-
-class Columns(BaseModel):
-    """Which dataset columns hold what. ``None`` means the task does not use one."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    audio: str = "audio"
-    label: str | None = "label"
-    subset: str | None = None
-    id: str | None = None
-    text: str | None = None
-    group: str | None = None
-    split: str | None = None
-    extra: tuple[str, ...] = Field(
-        default=(),
-        description="Further columns copied into Clip.metadata (e.g. ESC-50's 'fold').",
-    )
-    required: tuple[str, ...] = Field(
-        default=("audio", "label"),
-        description="Keys above whose column must exist; the others are used when present.",
-    )
 
 
 class TaskMetadata(BaseModel):
@@ -400,13 +337,62 @@ class Task(ABC):
         order = {s: i for i, s in enumerate(self.metadata.subsets)}
         return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
 
-    def load_data(self, progress: Callable[[str], None] | None = None) -> list[Clip]:
-        """All clips of the task, in dataset order."""
+    def load_data(
+        self, progress: Callable[[str], None] | None = None, *, missing_ok: bool = False
+    ) -> list[Clip]:
+        """All clips of the task's subsets to run, in dataset order.
+
+        ``missing_ok`` keeps label-table entries whose file is missing, for the runner to
+        skip and record under ``on_error="skip"`` (otherwise they are an error here).
+        """
         from audiobench import sources
 
-        return sources.load_task_clips(
-            self, progress=progress, allow_outside=self.allow_outside_paths
+        say = progress or (lambda _msg: None)
+        wanted = self._subsets_available(say)
+        meta = self.metadata
+        clips = sources.load_source(
+            meta.dataset,
+            meta.columns,
+            meta.splits,
+            name=meta.name,
+            revision=self.dataset_revision,
+            local_copy=self.dataset_path,
+            generate=self.generate_data if meta.dataset.kind == "synthetic" else None,
+            progress=say,
+            allow_outside=self.allow_outside_paths,
+            allow_duplicates=bool(getattr(self, "allow_duplicates", False)),
+            missing_ok=missing_ok,
         )
+        if wanted:
+            keep = set(wanted)
+            clips = [c for c in clips if c.subset in keep]
+        return clips
+
+    def _subsets_available(self, say: Callable[[str], None]) -> tuple[str, ...]:
+        """The subsets to run; blind ones only where a local copy was given.
+
+        Blind subsets are never published; they exist only in an owner's local copy.
+        """
+        from audiobench.sources import DatasetError
+
+        meta = self.metadata
+        wanted = self.subsets_to_run()
+        if self.dataset_path is not None or not meta.blind_subsets:
+            return wanted
+        blind = [s for s in wanted if s in meta.blind_subsets]
+        if not blind:
+            return wanted
+        rest = tuple(s for s in wanted if s not in meta.blind_subsets)
+        if not rest:
+            raise DatasetError(
+                f"task {meta.name}: subsets {blind} are blind and not on the hub; "
+                "point --dataset at the local copy that holds them"
+            )
+        say(
+            f"blind subsets {', '.join(blind)} are evaluated only from a local copy "
+            "(--dataset); leaving them out"
+        )
+        return rest
 
     def generate_data(self, directory: Path) -> None:
         """Write the task's audio and labels into ``directory`` (synthetic tasks only)."""

@@ -96,11 +96,13 @@ class ClothoReranking(RerankingTask):
         sample_rate=44100,
     )
 
-    def load_data(self, progress: Callable[[str], None] | None = None) -> list[Clip]:
+    def load_data(
+        self, progress: Callable[[str], None] | None = None, *, missing_ok: bool = False
+    ) -> list[Clip]:
         """The Clotho clips, each made a query with its candidates and positives."""
         from audiobench.synthetic.candidates import caption_candidates
 
-        clips = super().load_data(progress)
+        clips = super().load_data(progress, missing_ok=missing_ok)
         texts = [
             [p for p in (c.text or "").split(_CLOTHO_CAPTION_SEPARATOR) if p.strip()] for c in clips
         ]

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = ["LogisticFit", "fit_logistic", "logistic_scores"]
 
 #: scipy's L-BFGS-B options as scikit-learn's lbfgs solver sets them (``gtol`` is ``tol``).
+_ADAPT = True
 LBFGS_OPTIONS: dict[str, Any] = {"maxls": 50, "ftol": 64 * float(np.finfo(float).eps)}
 
 
@@ -230,10 +231,23 @@ def fit_logistic(
     scale: np.ndarray | None = None
     intercept_scale = 1.0
     if second_moments is not None:
-        curvature = 0.25 if binary else 1.0 / n_outputs
         l2 = 1.0 / (C * int(features.shape[0]))
         moments = np.maximum(np.asarray(second_moments, dtype=np.float64), 0.0)
-        scale = 1.0 / np.sqrt(curvature * moments + l2)
+        if start is not None and isinstance(features, np.ndarray) and _ADAPT:
+            raw = features @ start.coef + start.intercept
+            if binary:
+                p = expit(raw)
+                rowc = (p * (1 - p))[:, 0]
+            else:
+                p = softmax(raw, axis=1)
+                rowc = (p * (1 - p)).sum(axis=1) / n_outputs
+            rowc = np.maximum(rowc, 1e-6)
+            weighted = np.einsum("ij,ij,i->j", features, features, rowc) / features.shape[0]
+            curvature = float(rowc.mean())
+            scale = 1.0 / np.sqrt(weighted + l2)
+        else:
+            curvature = 0.25 if binary else 1.0 / n_outputs
+            scale = 1.0 / np.sqrt(curvature * moments + l2)
         intercept_scale = 1.0 / np.sqrt(curvature)
     elif start is not None:
         raise ValueError("a warm start needs the preconditioned search (second_moments)")

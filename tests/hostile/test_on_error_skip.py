@@ -11,7 +11,7 @@ from audiobench import registry
 from audiobench.audio import AudioDecodeError, decode_clip, waveform_hash
 from audiobench.cache import EmbeddingCache
 from audiobench.runner import CachedEmbedder
-from audiobench.sources import DatasetError, load_folder_clips, load_task_clips
+from audiobench.sources import DatasetError, load_folder_clips
 from tests.encoders import NaNEncoder, StatsEncoder
 from tests.hostile.files import tone_folder, write_labels
 
@@ -44,8 +44,8 @@ def test_a_task_loads_a_missing_file_for_the_runner_to_skip(tmp_path: Path) -> N
     root = _with_missing_file(tmp_path / "d")
     task = registry.tasks.create(f"folder:{root}")
     with pytest.raises(DatasetError, match=r"gone\.wav not found"):
-        load_task_clips(task)
-    assert [c.id for c in load_task_clips(task, missing_ok=True)] == ["c0", "gone", "c1", "c2"]
+        task.load_data()
+    assert [c.id for c in task.load_data(missing_ok=True)] == ["c0", "gone", "c1", "c2"]
 
 
 def _plant(cache_dir: Path, encoder: StatsEncoder, clip_path: Path, value: float) -> None:
@@ -97,3 +97,23 @@ def test_a_clip_non_finite_in_cache_and_encoder_is_skipped(tmp_path: Path) -> No
         ("c1", True),
     ]
     assert "encoded again (clips 'c1')" in embedder.stats.events[0]
+
+
+def test_evaluate_under_skip_records_a_missing_file_and_scores_the_rest(tmp_path: Path) -> None:
+    import audiobench
+
+    root = tone_folder(tmp_path / "d", n=8)
+    rows = [f"c{k}.wav,{'ab'[k % 2]}" for k in range(8)]
+    write_labels(root, [*rows[:3], "gone.wav,b", *rows[3:]])
+    settings = {
+        "output_dir": tmp_path / "out",
+        "progress": False,
+        "use_cache": False,
+        "task_options": {"n_permutations": 5, "n_bootstrap": 5},
+    }
+    with pytest.raises(DatasetError, match=r"gone.wav not found"):
+        audiobench.evaluate(f"folder:{root}", "log-mel", **settings)
+    [result] = audiobench.evaluate(f"folder:{root}", "log-mel", on_error="skip", **settings)
+    assert [s.id for s in result.skipped] == ["gone"]
+    assert "file not found" in result.skipped[0].reason
+    assert result.cache.n_encoded == 8 and result.main_score is not None
