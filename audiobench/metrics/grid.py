@@ -22,7 +22,13 @@ import torch
 
 from audiobench.metrics.calibration import bootstrap_margin, label_permutation, summarize_null
 from audiobench.metrics.class_statistics import class_statistics
-from audiobench.metrics.distances import DISTANCE_METRICS, check_metric, fill_distance_matrix
+from audiobench.metrics.distances import (
+    DISTANCE_METRICS,
+    ClipDistances,
+    centred_gram,
+    check_metric,
+    gram_route,
+)
 from audiobench.metrics.labels import encode_labels, filter_classes, require_two_classes
 from audiobench.metrics.pca import pca_reduce
 from audiobench.metrics.purity import clustering_purity_details
@@ -230,20 +236,24 @@ def zero_shot_similarity(
         gsr_codes = torch.from_numpy(kept.codes).to(target)
         gsr_sizes = torch.from_numpy(kept.class_sizes).to(target)
         precision_codes = torch.from_numpy(encoded.codes[labelled]).to(target)
+        # Clips far wider than they are many: one Gram matrix serves the PCA and the raw
+        # configurations' cosine and euclidean distances (the dominant cost at 18k dims).
+        gram = centred_gram(X) if gram_route(*X.shape) else None
+        all_labelled = n_labelled == X.shape[0]
         for components in pca_list:
             if components is None:
-                features = X[labelled]
-                context = ""
+                rows = ClipDistances(
+                    X[labelled], target, ids=labelled_names, gram=gram if all_labelled else None
+                )
             else:
-                features = pca_reduce(X, components, seed=int(seed))[labelled]
-                context = f" after PCA to {features.shape[1]} components"
+                reduced = pca_reduce(X, components, seed=int(seed), gram=gram)[labelled]
+                context = f" after PCA to {reduced.shape[1]} components"
+                rows = ClipDistances(reduced, target, ids=labelled_names, context=context)
                 tick(f"pca{components}: fitted")
             for distance in distance_list:
                 name = configuration_name(components, distance)
                 started = time.perf_counter()
-                fill_distance_matrix(
-                    features, distance, matrix, ids=labelled_names, context=context
-                )
+                rows.fill(distance, matrix)
                 tick(f"{name}: distances")
                 entries: dict[str, MetricSummary] = {}
                 if calibrated:
@@ -276,7 +286,7 @@ def zero_shot_similarity(
                     )
                     tick(f"{name}: {', '.join(extra_metrics)}")
                 configurations.append(
-                    Configuration(name, components, int(features.shape[1]), distance)
+                    Configuration(name, components, int(rows.X.shape[1]), distance)
                 )
                 scores[name] = entries
                 seconds[name] = time.perf_counter() - started

@@ -49,7 +49,13 @@ def _randomized_axes(centred: np.ndarray, count: int, seed: int) -> np.ndarray:
     return right[:count].T
 
 
-def pca_reduce(X: object, n_components: int, seed: int = 0) -> np.ndarray:
+def pca_reduce(
+    X: object,
+    n_components: int,
+    seed: int = 0,
+    *,
+    gram: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """Project centred embeddings onto their first principal axes.
 
     Parameters
@@ -60,6 +66,10 @@ def pca_reduce(X: object, n_components: int, seed: int = 0) -> np.ndarray:
         Requested components (the protocol uses 30 and 100); min(N, dim) if larger.
     seed:
         Seed of the randomized solver (only used when min(N, dim) > :data:`EXACT_LIMIT`).
+    gram:
+        Optional ``(centred, gram)`` of exactly these clips
+        (:func:`audiobench.metrics.distances.centred_gram`), so that a caller that also needs
+        the Gram matrix for distances computes it once; the result is the same.
 
     Returns
     -------
@@ -73,14 +83,14 @@ def pca_reduce(X: object, n_components: int, seed: int = 0) -> np.ndarray:
     data, _ = validate_embeddings(X)
     n, dim = data.shape
     count = min(int(n_components), n, dim)
-    centred = data - data.mean(axis=0)
+    centred = data - data.mean(axis=0) if gram is None else gram[0]
     if min(n, dim) > EXACT_LIMIT:
         axes = _randomized_axes(centred, count, seed)
     elif dim <= n:
         _, axes = _top_eigenvectors(centred.T @ centred, count)
     else:
         # N < dim: eigenvectors u of the Gram matrix XXᵀ give the axes Xᵀu / ‖Xᵀu‖.
-        values, left = _top_eigenvectors(centred @ centred.T, count)
+        values, left = _top_eigenvectors(centred @ centred.T if gram is None else gram[1], count)
         axes = centred.T @ left
         norms = np.sqrt(values)
         axes = np.divide(axes, norms, out=np.zeros_like(axes), where=norms > 0)
