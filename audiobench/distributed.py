@@ -70,7 +70,7 @@ from audiobench.cache import EmbeddingCache
 from audiobench.encoder import Encoder
 from audiobench.results import RayInfo
 from audiobench.runner import EmbeddingError, ProgressBar, inference_mode, is_out_of_memory
-from audiobench.task import Task, TaskFamily
+from audiobench.task import Task
 
 __all__ = [
     "DEFAULT_ADDRESS",
@@ -115,30 +115,8 @@ def import_ray() -> Any:
 
 
 def needed_passes(task: Task, encoder: Encoder) -> tuple[bool, ...]:
-    """The embedding passes ``task`` runs: ``True`` pooled vectors, ``False`` frame outputs.
-
-    Reconstruction decodes unpooled outputs only; classification needs frames
-    for its token-level probes (when the model has frame sequences) and vectors
-    for the others. Everything else embeds pooled vectors. A pass missed here is
-    only slower: the local pass encodes whatever the cache lacks.
-    """
-    family = task.metadata.family
-    if family == TaskFamily.RECONSTRUCTION:
-        return (False,)
-    if family != TaskFamily.CLASSIFICATION:
-        return (True,)
-    try:
-        from audiobench.families.classification import _token_skip_reason
-        from audiobench.probes import PROBES
-
-        levels = {PROBES[name].level for name in task.probe_names}  # type: ignore[attr-defined]
-        frames = "token" in levels and _token_skip_reason(encoder) is None
-    except Exception:  # a family that changed shape: prefill vectors, the rest runs locally
-        return (True,)
-    passes = [True] if "vector" in levels else []
-    if frames:
-        passes.append(False)
-    return tuple(passes) or (True,)
+    """The embedding passes ``task`` runs (:meth:`~audiobench.task.Task.embedding_passes`)."""
+    return task.embedding_passes(encoder)
 
 
 def _units(task: Task, clips: Sequence[Clip]) -> list[list[Clip]]:

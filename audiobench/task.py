@@ -488,6 +488,14 @@ class Task(ABC):
         main = "undefined" if scores.main_score is None else f"{scores.main_score:.4f}"
         return [f"{self.metadata.main_score} = {main}"]
 
+    def embedding_passes(self, encoder: Encoder) -> tuple[bool, ...]:
+        """The embedding passes a run makes: ``True`` pooled vectors, ``False`` frame outputs.
+
+        The Ray stage fills the cache for exactly these before the local pass; a pass left
+        out here is only slower (the local pass encodes whatever the cache lacks).
+        """
+        return (True,)
+
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
         """Raise a clear error if ``encoder`` lacks what this family needs."""

@@ -2,7 +2,12 @@
 
 A task names its probes (:data:`audiobench.probes.PROBES`): vector probes (``linear``,
 ``knn``, ``mlp``) train on one pooled embedding per clip, token probes (``attentive``,
-``protobin``) on the encoder's unpooled frame sequences (``embed(..., pooled=False)``).
+``protobin``) on the encoder's token map: its unpooled frame sequence
+(``embed(..., pooled=False)``) without the tokens that do not stand for the audio, as the
+encoder declares them (:class:`~audiobench.encoder.ModelMeta`): the ``n_prefix_tokens`` it puts
+first (AST's class and distillation tokens) and, for a model that pads clips to a fixed window
+(``padded_frame_rate``, Whisper), the frames past ``ceil(duration × rate)``
+(:mod:`audiobench.probes.paper`; a maximum or an attention over padding measures the padding).
 Token probes need an encoder whose output kind is ``sequence``; for any other encoder they
 are skipped and the reason is written into the scores (``skipped_probes``). A subset's pooled
 vectors are collated together (zero-padded to the longest, :func:`audiobench.pooling.collate`)
@@ -33,9 +38,32 @@ for tasks with several subsets, over subsets, in ``aggregates["mean"]``). The pr
 probe always runs. Multi-class metrics: ``accuracy``, ``balanced_accuracy``, ``f1_macro``,
 ``top_5_accuracy`` (only with more than 5 classes); multi-label: ``map`` (macro mAP),
 ``f1_micro``, ``f1_macro`` at threshold 0.5. Per probe, ``scores[subset][probe]`` holds
-the mean over splits, their ``std`` (population), and every split's own report under
-``per_split``. ``details`` records the protocol, each split's sizes, and each fitted
-probe's configuration (fixed grid, selection scores, chosen values, seed).
+the mean over splits, their ``std`` (population standard deviation across folds, i.e. splits;
+not across seeds), and every split's own report under ``per_split``. ``details`` records the
+protocol, each split's sizes, and each fitted probe's configuration (fixed grid, selection
+scores, chosen values, seed).
+
+Seeds. A token probe trained with several seeds (``token_seeds``; 5 under the paper protocol)
+is fitted once per seed on every split; its metrics are the mean over seeds of each seed's
+mean over splits, ``per_seed`` holds those per-seed means and ``seed_std`` their population
+standard deviation (the "mean ± std over seeds" of a paper), ``per_split`` the mean over
+seeds of each split, ``std`` the spread of those across folds. The first seed chooses the
+hyper-parameters; the other seeds reuse its choice.
+
+Token protocol. ``token_protocol="default"`` trains the token probes with the family's shared
+neural recipe (:mod:`audiobench.probes.neural`): standardised tokens, cross-entropy or binary
+cross-entropy, batches of 32, AdamW with a cosine schedule and early stopping on the
+validation loss when there is a validation split, fixed learning rate and weight decay, a
+128-wide attentive probe, one seed. ``"paper"`` follows the probing paper (Rauch et al.,
+"Unmute the Patch Tokens", ICLR 2026; :mod:`audiobench.probes.paper`): raw tokens (protobin's
+prototypes compared with the frozen tokens themselves, no per-feature centring), the
+asymmetric loss for multi-label tasks, batches of 128, 30 epochs of AdamW with a cosine
+schedule and no early stopping, a small learning-rate × weight-decay grid chosen on
+validation mAP (accuracy for multi-class tasks), the attentive probe at the model's full
+width, 5 seeds. The default stays because it is cheaper (one fit per split, no grid) and
+puts every neural probe of the family, the MLP included, under one recipe, so that their
+differences come from the architecture; the paper protocol is the one to use to compare with
+the paper's figures. Either way the token map is the same.
 
 ``protocol="mteb"`` scores as MTEB scores MAEB's classification tasks instead (few-shot
 logistic regression, main score ``accuracy``, or ``lrap`` for multi-label tasks; probes, folds
@@ -44,10 +72,12 @@ and grouping are then not used; :mod:`audiobench.families.mteb_protocol`).
 
 from __future__ import annotations
 
+import sys
+import time
 import warnings
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
 import numpy as np
 from pydantic import AfterValidator, ConfigDict, Field, model_serializer
@@ -72,6 +102,7 @@ from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, err
 if TYPE_CHECKING:
     from audiobench.encoder import Encoder
     from audiobench.probes import Split
+    from audiobench.probes.base import FitProgress, ProgressCallback
 
 __all__ = [
     "MULTICLASS_METRICS",
@@ -166,8 +197,22 @@ class ProbeEntry(_KeyedFirst, Generic[M]):
     n_samples: Count
     n_classes: Count
     n_splits: Count
-    std: dict[M, _HalfUnit] = Field(description="Population standard deviation over splits.")
+    std: dict[M, _HalfUnit] = Field(
+        description="Population standard deviation across folds (the splits) of each "
+        "metric; with several seeds, of every split's mean over seeds. Not a spread over seeds."
+    )
     per_split: dict[str, SplitScores[M]]
+    n_seeds: Count | None = Field(
+        default=None, description="Seeds the probe was trained with; absent: one."
+    )
+    seed_std: dict[M, _HalfUnit] | None = Field(
+        default=None,
+        description="Population standard deviation over seeds of each seed's mean over "
+        "splits (per_seed); the metric itself is their mean.",
+    )
+    per_seed: dict[str, dict[M, Unit]] | None = Field(
+        default=None, description="Seed -> each metric's mean over splits with that seed."
+    )
 
 
 class ClassificationReport(_KeyedFirst, Generic[M]):
@@ -238,6 +283,19 @@ class ClassificationTask(Task):
             0.5, ge=0.0, le=1.0, description="Multi-label decision threshold (F1 scores)."
         )
         seed: int = Field(0, description="Seed of generated folds and of every probe.")
+        token_protocol: Literal["default", "paper"] = Field(
+            "default",
+            description="Token probes' recipe: 'default' (the family's neural recipe) or "
+            "'paper' (the probing paper's: raw tokens, asymmetric multi-label loss, batch 128, "
+            "30 epochs without early stopping, lr/weight-decay grid, full-width attention, "
+            "5 seeds).",
+        )
+        token_seeds: int | None = Field(
+            None,
+            ge=1,
+            description="Seeds per token probe (seed, seed + 1, ...; mean ± std over them). "
+            "None: 5 under the paper protocol, else 1.",
+        )
         protocol: mteb_protocol.Protocol = Field(
             "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
         )
@@ -310,6 +368,18 @@ class ClassificationTask(Task):
         if primary in PROBES and PROBES[primary].level == "token" and reason is not None:
             raise ValueError(f"task {cls.metadata.name}: primary probe {primary!r}: {reason}")
 
+    def embedding_passes(self, encoder: Encoder) -> tuple[bool, ...]:
+        """Pooled vectors for the vector probes, frame sequences for the token probes."""
+        from audiobench.probes import PROBES
+
+        if self.options.protocol == "mteb":
+            return (True,)
+        levels = {PROBES[name].level for name in self.probe_names}
+        passes = [True] if "vector" in levels else []
+        if "token" in levels and _token_skip_reason(encoder) is None:
+            passes.append(False)
+        return tuple(passes) or (True,)
+
     def protocol(self) -> dict[str, Any]:
         o = self.options
         if o.protocol == "mteb":
@@ -328,8 +398,20 @@ class ClassificationTask(Task):
                 "top_k": o.top_k,
                 "threshold": o.threshold if o.multilabel else None,
                 "probe_params": {k: dict(v) for k, v in o.probe_params.items()},
+                "token_protocol": o.token_protocol,
+                "token_seeds": self.token_seeds,
             }
         }
+
+    @property
+    def token_seeds(self) -> int:
+        """Seeds each token probe is trained with."""
+        from audiobench.probes.paper import PAPER_SEEDS
+
+        o = self.options
+        if o.token_seeds is not None:
+            return o.token_seeds
+        return PAPER_SEEDS if o.token_protocol == "paper" else 1
 
     # ------------------------------------------------------------------ evaluation
 
@@ -366,22 +448,55 @@ class ClassificationTask(Task):
         if len(kept) < 2:
             raise ValueError(f"{where}: fewer than 2 clips left to evaluate")
         _check_finite(kept, vectors, frames, where)
+        token_info = None
+        if token:
+            frames, token_info = _token_maps(kept, frames, embedder, where)
         targets, class_names = self._targets(kept, where)
         method, splits = self._splits(kept, targets, class_names, where)
         X = collate(vectors) if vector else None
-        results: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in run}
+        seeds = {
+            n: [self.options.seed + k for k in range(self.token_seeds)]
+            if PROBES[n].level == "token"
+            else [self.options.seed]
+            for n in run
+        }
+        # probe -> seed -> split -> the split's test report
+        results: dict[str, dict[int, dict[str, dict[str, Any]]]] = {
+            n: {seed: {} for seed in seeds[n]} for n in run
+        }
         configs: dict[str, dict[str, Any]] = {n: {} for n in run}
-        bar = embedder.track(f"{subset.label} probes", len(splits) * len(run), "fits")
+        lines = _FitLines(embedder, subset.label)
+        n_fits = len(splits) * sum(len(seeds[n]) for n in run)
+        bar = embedder.track(f"{subset.label} probes", n_fits, "fits")
         try:
             for split in splits:
                 for name in run:
                     inputs = X if PROBES[name].level == "vector" else frames
-                    report, config = self._fit_and_score(
-                        name, inputs, targets, class_names, split, where
-                    )
-                    results[name][split.name] = report
-                    configs[name][split.name] = config
-                    bar.advance(1)
+                    chosen: dict[str, Any] = {}
+                    for k, seed in enumerate(seeds[name]):
+                        label = f"{split.name} {name}" + (
+                            f" seed {seed}" if len(seeds[name]) > 1 else ""
+                        )
+                        report, config, fitted = self._fit_and_score(
+                            name,
+                            inputs,
+                            targets,
+                            class_names,
+                            split,
+                            where,
+                            seed=seed,
+                            overrides=chosen,
+                            lines=lines,
+                            label=label,
+                        )
+                        if k == 0:  # later seeds reuse the first seed's choice
+                            chosen = fitted
+                        results[name][seed][split.name] = report
+                        if len(seeds[name]) > 1:
+                            configs[name].setdefault(split.name, {})[str(seed)] = config
+                        else:
+                            configs[name][split.name] = config
+                        bar.advance(1)
         finally:
             bar.close()
         info: dict[str, Any] = {
@@ -399,13 +514,20 @@ class ClassificationTask(Task):
         }
         if n_dropped_unpooled:
             info["n_dropped_unpooled"] = n_dropped_unpooled
+        if token_info is not None:
+            info["token_map"] = token_info
         if method == "given" and not self.options.grouped:
             shared = _groups_in_several_parts(kept, splits[0])
             if shared is not None:
                 info["groups_in_several_parts"] = shared
         subset.details["splits"] = info
         subset.details["probes"] = configs
-        entries: dict[str, Any] = {n: _average_splits(results[n], len(class_names)) for n in run}
+        entries: dict[str, Any] = {
+            n: _average_seeds(results[n], len(class_names))
+            if len(seeds[n]) > 1
+            else _average_splits(results[n][seeds[n][0]], len(class_names))
+            for n in run
+        }
         if skipped:
             entries["skipped_probes"] = skipped
         return self.Report.model_validate(entries)
@@ -534,16 +656,29 @@ class ClassificationTask(Task):
         class_names: list[str],
         split: Split,
         where: str,
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        *,
+        seed: int,
+        overrides: Mapping[str, Any],
+        lines: _FitLines,
+        label: str,
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """The split's test report, the probe's configuration, and the hyper-parameters it
+        chose (a token probe's learning rate and weight decay; empty for the others)."""
         from audiobench.metrics import classification_scores
         from audiobench.probes import PROBES, make_probe
         from audiobench.probes.neural import TorchProbe
+        from audiobench.probes.paper import paper_params
 
         o = self.options
-        kwargs: dict[str, Any] = dict(o.probe_params.get(name, {}))
+        kwargs: dict[str, Any] = {}
+        if o.token_protocol == "paper" and PROBES[name].level == "token":
+            kwargs.update(paper_params(name, multilabel=o.multilabel))
+        kwargs.update(o.probe_params.get(name, {}))
+        kwargs.update(overrides)
         if issubclass(PROBES[name], TorchProbe) and self.device is not None:
             kwargs.setdefault("device", self.device)
-        probe = make_probe(name, multilabel=o.multilabel, seed=o.seed, **kwargs)
+        probe = make_probe(name, multilabel=o.multilabel, seed=seed, **kwargs)
+        start = time.perf_counter()
 
         def part(values: Any, index: np.ndarray) -> Any:
             if isinstance(values, np.ndarray):
@@ -562,7 +697,12 @@ class ClassificationTask(Task):
                 # torch's "not writable" warning is a false alarm (copying would double
                 # the memory of frame sequences).
                 warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
-                probe.fit(part(inputs, split.train), part(targets, split.train), **fit_kwargs)
+                probe.fit(
+                    part(inputs, split.train),
+                    part(targets, split.train),
+                    progress=lines.during(f"{label}: "),
+                    **fit_kwargs,
+                )
                 scores = probe.predict_scores(part(inputs, split.test))
         except ValueError as exc:
             raise error_in_context(exc, f"{where}, split {split.name!r}, probe {name!r}") from exc
@@ -580,7 +720,15 @@ class ClassificationTask(Task):
             report = classification_scores(
                 y_test, scores, classes=[str(c) for c in probe.classes_], top_k=o.top_k
             )
-        return report, probe.config()
+        metric = "map" if o.multilabel else "accuracy"
+        value = report.get(metric)
+        shown = f"{metric} {value:.4f}" if isinstance(value, int | float) else f"{metric} -"
+        lines.say(f"{label}: {shown} ({time.perf_counter() - start:.1f} s)")
+        chosen: dict[str, Any] = {}
+        if isinstance(probe, TorchProbe):
+            fitted = probe.chosen_
+            chosen = {"lr": fitted["lr"], "weight_decay": fitted["weight_decay"]}
+        return report, probe.config(), chosen
 
 
 # ---------------------------------------------------------------------- helpers
@@ -608,6 +756,80 @@ def _blas_threads(inputs: Any) -> AbstractContextManager[Any]:
 
         return threadpool_limits(limits=1, user_api="blas")
     return nullcontext()
+
+
+class _FitLines:
+    """A line per probe fit on stderr, and one every :attr:`every` seconds inside a long fit.
+
+    Lines rather than a redrawn bar, so that they reach a log file too; while a live progress
+    display runs in a terminal it prints them above its bars. Silent when the embedder shows
+    no progress (``progress`` is None or absent: ``--no-progress``, tests).
+    """
+
+    every: float = 30.0
+
+    def __init__(self, embedder: Embedder, label: str) -> None:
+        self.active = getattr(embedder, "progress", None) is not None
+        self.label = label
+        self.last = time.monotonic()
+
+    def say(self, text: str) -> None:
+        if self.active:
+            print(f"  {self.label} probes: {text}", file=sys.stderr, flush=True)
+            self.last = time.monotonic()
+
+    def during(self, prefix: str) -> ProgressCallback | None:
+        """A ``fit(progress=...)`` callback that speaks at most every :attr:`every` seconds."""
+        if not self.active:
+            return None
+
+        def callback(event: FitProgress) -> None:
+            if time.monotonic() - self.last >= self.every:
+                self.say(f"{prefix}{event}")
+
+        return callback
+
+
+def _token_maps(
+    clips: list[Clip], frames: list[np.ndarray], embedder: Embedder, where: str
+) -> tuple[list[np.ndarray], dict[str, Any] | None]:
+    """Every clip's token map (:func:`audiobench.probes.paper.token_map`), and what was left
+    out (None when the encoder declares nothing to leave out)."""
+    from audiobench.probes.paper import token_map, valid_frames
+
+    meta = embedder.encoder.meta
+    n_prefix = int(getattr(meta, "n_prefix_tokens", 0) or 0)
+    rate = getattr(meta, "padded_frame_rate", None)
+    if not n_prefix and rate is None:
+        return frames, None
+    maps: list[np.ndarray] = []
+    missing: list[str] = []
+    for clip, sequence in zip(clips, frames, strict=True):
+        n_valid = None
+        if rate is not None:
+            seconds = embedder.durations.get(clip.id)
+            if seconds is None:
+                missing.append(clip.id)
+                continue
+            n_valid = valid_frames(seconds, float(rate))
+        try:
+            maps.append(token_map(sequence, n_prefix=n_prefix, n_valid=n_valid))
+        except ValueError as exc:
+            raise ValueError(f"{where}: clip {clip.id!r}: {exc}") from None
+    if missing:
+        raise ValueError(
+            f"{where}: model {meta.name!r} pads clips to a window, and {len(missing)} clip(s) "
+            f"have no decoded duration to tell its padding frames: {_ids(missing)}"
+        )
+    total = sum(int(f.shape[0]) for f in frames)
+    kept = sum(int(m.shape[0]) for m in maps)
+    info = {
+        "n_prefix_tokens": n_prefix,
+        "padded_frame_rate": rate,
+        "n_tokens": kept,
+        "n_left_out": total - kept,
+    }
+    return maps, info
 
 
 def _token_skip_reason(encoder: Encoder) -> str | None:
@@ -663,6 +885,41 @@ def _average_splits(reports: dict[str, dict[str, Any]], n_classes: int) -> dict[
     entry["n_splits"] = len(reports)
     entry["std"] = std
     entry["per_split"] = reports
+    return entry
+
+
+def _average_seeds(runs: dict[int, dict[str, dict[str, Any]]], n_classes: int) -> dict[str, Any]:
+    """:func:`_average_splits` of the per-split means over seeds, with the spread over seeds.
+
+    ``runs`` maps seed -> split -> report. Each seed's metrics are first averaged over the
+    splits (``per_seed``); the entry's metrics are the mean of those, ``seed_std`` their
+    population standard deviation.
+    """
+    seeds = list(runs)
+    splits = list(runs[seeds[0]])
+    merged: dict[str, dict[str, Any]] = {}
+    for split in splits:
+        reports = [runs[seed][split] for seed in seeds]
+        first = reports[0]
+        merged[split] = {
+            key: (value if key in _COUNTS else float(np.mean([float(r[key]) for r in reports])))
+            for key, value in first.items()
+            if key in _COUNTS or all(key in r and r[key] is not None for r in reports)
+        }
+    entry = _average_splits(merged, n_classes)
+    names = list(entry["std"])
+    per_seed = {
+        str(seed): {m: float(np.mean([float(runs[seed][s][m]) for s in splits])) for m in names}
+        for seed in seeds
+    }
+    for metric in names:
+        values = [per_seed[str(seed)][metric] for seed in seeds]
+        entry[metric] = float(np.mean(values))
+    entry["n_seeds"] = len(seeds)
+    entry["seed_std"] = {
+        m: float(np.std([per_seed[str(seed)][m] for seed in seeds])) for m in names
+    }
+    entry["per_seed"] = per_seed
     return entry
 
 

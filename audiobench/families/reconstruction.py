@@ -255,6 +255,10 @@ class ReconstructionTask(Task):
                 "(or hf:<an EnCodec checkpoint>)"
             )
 
+    def embedding_passes(self, encoder: Encoder) -> tuple[bool, ...]:
+        """The codec's unpooled outputs only (decoded back to audio)."""
+        return (False,)
+
     # -- evaluation ----------------------------------------------------------------
 
     def _reference_encoder(self, encoder: Encoder) -> Encoder:
