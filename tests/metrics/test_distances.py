@@ -132,3 +132,41 @@ def test_bad_arguments() -> None:
         pairwise_distances(np.eye(3), "cosine", ids=["a"])
     with pytest.raises(ValueError, match="dtype"):
         pairwise_distances(np.eye(3), "cosine", dtype=np.int32)
+
+
+# -- exact ties: mathematically equal distances must be bit-identical (the lower-index rule)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+def test_equal_distances_of_integer_rows_are_bit_identical(metric: str) -> None:
+    """Every coordinate permutation of b lies at the same cosine and euclidean distance
+    from the all-ones anchor, whatever the order of the products' roundings."""
+    rng = np.random.default_rng(5)
+    anchor = np.ones(300)
+    b = rng.integers(0, 1000, 300).astype(np.float64)
+    shuffled = [rng.permutation(b) for _ in range(30)]
+    D = pairwise_distances(np.stack([anchor, b, *shuffled]), metric)
+    assert len(set(D[0, 1:].tolist())) == 1
+    assert len(set(D[1:, 0].tolist())) == 1
+
+
+def test_equal_spearman_distances_are_bit_identical() -> None:
+    """Swapping any two adjacent coordinates of the anchor's order changes Σ(rank differences)²
+    by the same 2, so every such neighbour is at the same Spearman distance."""
+    d = 200
+    anchor = np.arange(d, dtype=np.float64)
+    swapped = []
+    for i in range(0, d - 1, 7):
+        x = anchor.copy()
+        x[i], x[i + 1] = x[i + 1], x[i]
+        swapped.append(3.5 * x + 11.0)  # another scale and offset: the same ranks
+    D = pairwise_distances(np.stack([anchor, *swapped]), "spearman")
+    assert len(set(D[0, 1:].tolist())) == 1
+
+
+def test_integer_euclidean_distances_are_correctly_rounded() -> None:
+    rng = np.random.default_rng(6)
+    X = rng.integers(-50_000, 50_000, (40, 64)).astype(np.float64)
+    D = pairwise_distances(X, "euclidean")
+    exact_squares = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)  # exact integers
+    assert np.array_equal(D, np.sqrt(exact_squares).astype(np.float32))
