@@ -76,6 +76,10 @@ class Benchmark(BaseModel):
             raise ValueError(
                 f"benchmark {self.name}: mean_of mixes higher- and lower-is-better columns"
             )
+        if len({c.percent for c in self.columns if c.name in self.mean_of}) > 1:
+            raise ValueError(
+                f"benchmark {self.name}: mean_of mixes percent and raw columns (one scale per mean)"
+            )
         return self
 
     @property

@@ -6,6 +6,32 @@ defines them) and a table per task family for the tasks no benchmark covers
 (one column per task: its main score). Missing scores stay ``None`` all the
 way to the page, where they are shown as missing, never as 0. The Markdown,
 CSV, HTML and plot renderers read only this structure.
+
+**Titles.** Every table is a tab of the page, so no two tables share a title.
+A benchmark's table carries the benchmark's name; a family table is titled
+``"Other <family> tasks"`` (:func:`family_table_title`), which no benchmark
+name matches by accident (the ``Classification`` benchmark beside the
+classification tasks in no benchmark reads "Classification" and "Other
+classification tasks"). :class:`Leaderboard` refuses two tables whose titles
+differ only in case or spacing, so a plugin benchmark that takes one of these
+titles fails the build instead of making two tabs no reader can tell apart.
+
+**One scale per table.** Every column has a :attr:`Column.unit`: ``"%"``
+(:data:`PERCENT`) for a benchmark column declared ``percent`` (a fraction shown
+×100), and for the rest, shown as computed, ``"0–1"`` (:data:`FRACTION`) for a
+fraction or rate where higher is better, or the metric's own unit (``"FAD"``,
+``"KAD"``, ``"WER"``, ``"CS"``...) for a distance, an error or any other number
+that is not a fraction (:func:`column_unit`). A table holds columns of one unit
+only (:attr:`Table.unit`, checked when it is built) and says how its numbers
+are shown (:attr:`Table.scale`). So a benchmark whose columns differ in unit is
+split: its table keeps the columns of the unit its ranking is read in (the
+first ``rank_by`` column's) and its name; each other unit gets its own table,
+``"<benchmark> (<unit>)"``, with the same ranks (the benchmark's rule) and the
+models that have a score there. Every registered benchmark is homogeneous
+today (VocSim, MAEB, Classification... in percent; Reconstruction in raw FAD),
+so each is one table. Family tables show each task's main score as computed,
+so a family whose tasks' main scores differ in unit is split the same way,
+each table titled ``"Other <family> tasks (<unit>)"``.
 """
 
 from __future__ import annotations
@@ -16,7 +42,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audiobench import benchmark as benchmark_module
 from audiobench.benchmark import Benchmark, list_benchmarks
@@ -25,13 +51,18 @@ from audiobench.task import TaskMetadata
 from audiobench.version import __version__
 
 __all__ = [
+    "FRACTION",
+    "PERCENT",
     "Column",
     "Leaderboard",
     "ModelCard",
     "Row",
     "Table",
     "collate",
+    "column_unit",
+    "family_table_title",
     "model_key",
+    "scale_note",
     "task_metadata",
 ]
 
@@ -42,6 +73,24 @@ _MEAN = getattr(benchmark_module, "MEAN", "mean")
 # For results of tasks that are not registered here (no metadata to say the
 # direction): CS and CSCF are reported raw, where lower is better.
 _LOWER_IS_BETTER_METRICS = frozenset({"cs", "cscf"})
+
+#: Unit of a column shown ×100: a fraction read as a percentage.
+PERCENT = "%"
+#: Unit of a fraction or rate shown as computed, between 0 and 1.
+FRACTION = "0–1"
+# Metrics that are no fraction in [0, 1]: shown as computed, each in its own unit.
+_OWN_UNITS = {
+    "fad": "FAD",
+    "kad": "KAD",
+    "embedding_mse": "embedding MSE",
+    "log_mel_distance": "log-mel distance",
+    "bits_per_second": "bits/s",
+    "wer": "WER",
+    "char_error_rate": "CER",
+    "cs": "CS",
+    "cscf": "CSCF",
+    "silhouette": "silhouette",
+}
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -86,6 +135,10 @@ class Column(BaseModel):
     score: str
     higher_is_better: bool
     percent: bool
+    unit: str = Field(
+        description="'%' (a fraction shown ×100), '0–1' (a fraction shown as computed) or the "
+        "metric's own unit ('FAD', ...): see column_unit."
+    )
 
 
 class Row(BaseModel):
@@ -104,8 +157,20 @@ class Table(BaseModel):
     kind: Literal["benchmark", "family"]
     description: str
     rank_by: list[str] = Field(description="Column names ranking the rows; empty: unranked.")
+    unit: str = Field(description="The one unit of every column (see Column.unit).")
+    scale: str = Field(description="How the table's numbers are shown, in a sentence.")
     columns: list[Column]
     rows: list[Row]
+
+    @model_validator(mode="after")
+    def _one_scale(self) -> Table:
+        mixed = sorted({c.unit for c in self.columns if c.unit != self.unit})
+        if mixed:
+            raise ValueError(
+                f"table {self.title!r} is in {self.unit!r} but has columns in {mixed}: "
+                "a table holds one scale"
+            )
+        return self
 
 
 class Leaderboard(BaseModel):
@@ -123,6 +188,24 @@ class Leaderboard(BaseModel):
     )
     rejected: list[str] = Field(description="One line per problem of every rejected file.")
     results: list[TaskResult] = Field(default=[], exclude=True)
+
+    @model_validator(mode="after")
+    def _one_tab_per_title(self) -> Leaderboard:
+        seen: dict[str, str] = {}
+        for table in self.tables:
+            key = _title_key(table.title)
+            if key in seen:
+                raise ValueError(
+                    f"tables {seen[key]!r} and {table.id!r} would both be titled "
+                    f"{table.title!r}: every tab needs a title of its own"
+                )
+            seen[key] = table.id
+        return self
+
+
+def _title_key(title: str) -> str:
+    """What a reader sees of a title: case and runs of spaces do not tell two tabs apart."""
+    return " ".join(title.split()).casefold()
 
 
 def model_key(name: str, revision: str | None) -> str:
@@ -152,9 +235,51 @@ def _unique(base: str, taken: set[str]) -> str:
     return candidate
 
 
+def _family_words(family: str) -> str:
+    return family.replace("zero_shot", "zero-shot").replace("_", " ")
+
+
 def family_title(family: str) -> str:
     """``"zero_shot_similarity"`` -> ``"Zero-shot similarity"``."""
-    return family.replace("zero_shot", "zero-shot").replace("_", " ").capitalize()
+    return _family_words(family).capitalize()
+
+
+def family_table_title(family: str) -> str:
+    """The title of a family's table: ``"classification"`` -> ``"Other classification tasks"``.
+
+    Never just the family's name, which benchmarks take too (``Classification``,
+    ``Clustering``, ``Reconstruction``).
+    """
+    return f"Other {_family_words(family)} tasks"
+
+
+def column_unit(metric: str, *, percent: bool, higher_is_better: bool) -> str:
+    """The unit a column of ``metric`` (a score in the main-score grammar) is shown in.
+
+    ``percent``: :data:`PERCENT`. Otherwise a metric known not to be a fraction (FAD,
+    KAD, WER, CS...) or one where lower is better (an error, a distance) has its own
+    unit; any other is a fraction or rate: :data:`FRACTION`.
+    """
+    if percent:
+        return PERCENT
+    name = metric.rpartition(":")[2]
+    if name in _OWN_UNITS:
+        return _OWN_UNITS[name]
+    return FRACTION if higher_is_better else name
+
+
+def scale_note(unit: str) -> str:
+    """How the numbers of a table in ``unit`` are shown, in a sentence."""
+    if unit == PERCENT:
+        return "Scores ×100."
+    if unit == FRACTION:
+        return "Scores as computed, from 0 to 1 (not ×100)."
+    return f"Raw {unit} values, as computed (not ×100)."
+
+
+def _unit_label(unit: str) -> str:
+    """``unit`` in a table's title."""
+    return {PERCENT: "×100", FRACTION: "0–1"}.get(unit, unit)
 
 
 def collate(
@@ -169,6 +294,7 @@ def collate(
     ``benchmarks`` defaults to every registered one meant for the leaderboard
     (``Benchmark.on_leaderboard``); ``rejected`` is carried
     through so that every output can list what was left out and why.
+    Raises ``ValueError`` if two tables would share a title.
     """
     results = sorted(results, key=lambda r: (r.model.name, r.model.revision or "", r.task.name))
     if benchmarks is None:
@@ -181,18 +307,23 @@ def collate(
             metas.setdefault(name, task_metadata(name))
     models = _model_cards(results)
     taken: set[str] = set()
-    tables = [_benchmark_table(b, results, metas, taken) for b in benches.values()]
+    tables: list[Table] = []
     # An empty table per benchmark nobody has run yet would bury the ones with
     # results; those benchmarks are named instead.
-    pending = [t.title for t in tables if not t.rows]
-    tables = [t for t in tables if t.rows]
+    pending: list[str] = []
+    for bench in benches.values():
+        made = _benchmark_tables(bench, results, metas, taken)
+        if made:
+            tables += made
+        else:
+            pending.append(bench.name)
     covered = {t for b in benches.values() for t in b.tasks}
     by_family: dict[str, list[TaskResult]] = {}
     for result in results:
         if result.task.name not in covered:
             by_family.setdefault(result.task.family, []).append(result)
     for family in sorted(by_family):
-        tables.append(_family_table(family, by_family[family], metas, taken))
+        tables += _family_tables(family, by_family[family], metas, taken)
     columns = [c for t in tables for c in t.columns]
     return Leaderboard(
         generated=generated or datetime.now(UTC).replace(microsecond=0),
@@ -214,22 +345,34 @@ def _column_context(meta: TaskMetadata | None) -> dict[str, Any]:
     return {"family": str(meta.family), "domains": list(meta.domains)}
 
 
-def _benchmark_table(
+def _by_unit(columns: list[Column], first: str | None = None) -> dict[str, list[int]]:
+    """Column indices by unit: ``first``'s group first, the others in column order."""
+    groups: dict[str, list[int]] = {first: []} if first is not None else {}
+    for i, column in enumerate(columns):
+        groups.setdefault(column.unit, []).append(i)
+    return {unit: members for unit, members in groups.items() if members}
+
+
+def _benchmark_tables(
     bench: Benchmark,
     results: list[TaskResult],
     metas: Mapping[str, TaskMetadata | None],
     taken: set[str],
-) -> Table:
+) -> list[Table]:
+    """The benchmark's table, split by unit where its columns differ in scale; [] with no row."""
     ids = set(RESERVED_COLUMN_IDS)
     columns = []
     mean_of = tuple(getattr(bench, "mean_of", ()))
-    if mean_of:
-        columns.append(_mean_column(bench, mean_of, metas, ids))
+    # The mean comes first, and has first claim on its id.
+    mean_id = _unique(slug(_MEAN), ids) if mean_of else ""
     for column in bench.columns:
         group = column.aggregate
         label = column.name
         if group and label.lower().startswith(f"{group.lower()} "):
             label = label[len(group) + 1 :]
+        meta = metas.get(column.task)
+        # A column without an aggregate reads the task's main score, whatever its score says.
+        metric = meta.main_score if column.aggregate is None and meta is not None else column.score
         columns.append(
             Column(
                 id=_unique(slug(column.name), ids),
@@ -240,9 +383,14 @@ def _benchmark_table(
                 score=column.score,
                 higher_is_better=column.higher_is_better,
                 percent=column.percent,
-                **_column_context(metas.get(column.task)),
+                unit=column_unit(
+                    metric, percent=column.percent, higher_is_better=column.higher_is_better
+                ),
+                **_column_context(meta),
             )
         )
+    if mean_of:
+        columns.insert(0, _mean_column(mean_id, mean_of, columns, metas))
     rows = []
     ranked = 0
     for row in bench.table(results):
@@ -256,30 +404,61 @@ def _benchmark_table(
                 values=values + [row[c.name] for c in bench.columns],
             )
         )
-    return Table(
-        id=_unique(slug(bench.name), taken),
-        title=bench.name,
-        kind="benchmark",
-        description=bench.description,
-        rank_by=list(bench.rank_by),
-        columns=columns,
-        rows=rows,
-    )
+    if not rows:
+        return []
+    # The table keeps the unit its ranking is read in; each other unit gets a table of its own.
+    by_name = {c.name: c for c in columns}
+    ranking = next((by_name[n].unit for n in bench.rank_by if n in by_name), None)
+    tables: list[Table] = []
+    for unit, members in _by_unit(columns, ranking).items():
+        picked = [
+            Row(model=row.model, rank=row.rank, values=[row.values[i] for i in members])
+            for row in rows
+        ]
+        primary = not tables
+        if primary:
+            title, description = bench.name, bench.description
+        else:
+            # Only the models with a score in these columns.
+            picked = [row for row in picked if any(v is not None for v in row.values)]
+            if not picked:
+                continue
+            title = f"{bench.name} ({_unit_label(unit)})"
+            description = (
+                f"{bench.description} The columns of {bench.name} in {_unit_label(unit)}, apart "
+                f"so that no table mixes scales; ranks as in the {bench.name} table."
+            )
+        tables.append(
+            Table(
+                id=_unique(slug(title), taken),
+                title=title,
+                kind="benchmark",
+                description=description,
+                rank_by=list(bench.rank_by),
+                unit=unit,
+                scale=scale_note(unit),
+                columns=[columns[i] for i in members],
+                rows=picked,
+            )
+        )
+    return tables
 
 
 def _mean_column(
-    bench: Benchmark,
+    column_id: str,
     mean_of: tuple[str, ...],
+    columns: list[Column],
     metas: Mapping[str, TaskMetadata | None],
-    ids: set[str],
 ) -> Column:
     """The column of a benchmark's aggregation rule: the mean of ``mean_of``."""
-    averaged = [c for c in bench.columns if c.name in mean_of]
+    averaged = [c for c in columns if c.name in mean_of]
     tasks = sorted({c.task for c in averaged})
     contexts = [_column_context(metas.get(t)) for t in tasks]
     families = {c["family"] for c in contexts}
+    percent = all(c.percent for c in averaged)
+    units = sorted({c.unit for c in averaged})
     return Column(
-        id=_unique(slug(_MEAN), ids),
+        id=column_id,
         name=_MEAN,
         label=_MEAN,
         task=", ".join(tasks),
@@ -287,22 +466,34 @@ def _mean_column(
         domains=sorted({d for c in contexts for d in c["domains"]}),
         score=f"mean of {', '.join(mean_of)}",
         higher_is_better=all(c.higher_is_better for c in averaged),
-        percent=all(c.percent for c in averaged),
+        percent=percent,
+        # A mean of numbers in different units is in none of them: it stands apart.
+        unit=PERCENT if percent else " + ".join(units),
     )
 
 
-def _family_table(
+def _family_tables(
     family: str,
     results: list[TaskResult],
     metas: Mapping[str, TaskMetadata | None],
     taken: set[str],
-) -> Table:
+) -> list[Table]:
+    """The family's tasks in no benchmark: one table per unit of their main scores."""
     tasks = sorted({r.task.name for r in results})
     ids = set(RESERVED_COLUMN_IDS)
     columns = []
     for task in tasks:
         meta = metas.get(task)
-        score = meta.main_score if meta is not None else results[0].main_score_name
+        score = (
+            meta.main_score
+            if meta is not None
+            else next(r.main_score_name for r in results if r.task.name == task)
+        )
+        higher = (
+            meta.higher_is_better
+            if meta is not None
+            else score.rpartition(":")[2] not in _LOWER_IS_BETTER_METRICS
+        )
         columns.append(
             Column(
                 id=_unique(slug(task), ids),
@@ -310,35 +501,46 @@ def _family_table(
                 label=task,
                 task=task,
                 score=score,
-                higher_is_better=(
-                    meta.higher_is_better
-                    if meta is not None
-                    else score.rpartition(":")[2] not in _LOWER_IS_BETTER_METRICS
-                ),
+                higher_is_better=higher,
                 percent=False,
+                unit=column_unit(score, percent=False, higher_is_better=higher),
                 **_column_context(meta),
             )
         )
-    index = {task: i for i, task in enumerate(tasks)}
-    values: dict[str, list[float | None]] = {}
-    for result in results:
-        key = model_key(result.model.name, result.model.revision)
-        values.setdefault(key, [None] * len(tasks))[index[result.task.name]] = result.main_score
-    # No benchmark defines how to combine these tasks, so rows are not ranked:
-    # they are listed by name and the reader sorts by the column they care about.
-    rows = [
-        Row(model=key, rank=None, values=vals)
-        for key, vals in sorted(values.items(), key=lambda kv: json.loads(kv[0])[0].lower())
-    ]
-    return Table(
-        id=_unique(f"family-{slug(family)}", taken),
-        title=family_title(family),
-        kind="family",
-        description=f"{family_title(family)} tasks in no benchmark: each task's main score.",
-        rank_by=[],
-        columns=columns,
-        rows=rows,
-    )
+    groups = _by_unit(columns, FRACTION)  # fractions first, then each other unit
+    title = family_table_title(family)
+    tables: list[Table] = []
+    for unit, members in groups.items():
+        index = {columns[i].task: k for k, i in enumerate(members)}
+        values: dict[str, list[float | None]] = {}
+        for result in results:
+            if result.task.name in index:
+                key = model_key(result.model.name, result.model.revision)
+                row = values.setdefault(key, [None] * len(members))
+                row[index[result.task.name]] = result.main_score
+        # No benchmark defines how to combine these tasks, so rows are not ranked:
+        # they are listed by name and the reader sorts by the column they care about.
+        rows = [
+            Row(model=key, rank=None, values=vals)
+            for key, vals in sorted(values.items(), key=lambda kv: json.loads(kv[0])[0].lower())
+        ]
+        split = len(groups) > 1
+        base = f"family-{slug(family)}"
+        tables.append(
+            Table(
+                id=_unique(f"{base}-{slug(_unit_label(unit))}" if split else base, taken),
+                title=f"{title} ({_unit_label(unit)})" if split else title,
+                kind="family",
+                description=f"{family_title(family)} tasks in no benchmark: each task's main "
+                "score." + (f" Those whose main score is in {_unit_label(unit)}." if split else ""),
+                rank_by=[],
+                unit=unit,
+                scale=scale_note(unit),
+                columns=[columns[i] for i in members],
+                rows=rows,
+            )
+        )
+    return tables
 
 
 def _registered_license(name: str) -> str | None:

@@ -82,8 +82,8 @@ def _table(board: Leaderboard, table: Table) -> list[str]:
     ]
     if table.rank_by:
         lines += [f"Ranked by {escape_markdown(', then '.join(table.rank_by))}.", ""]
-    if any(c.percent for c in table.columns):
-        lines += ["Scores ×100.", ""]
+    # One scale per table (collate makes sure): say which, once.
+    lines += [escape_markdown(table.scale, line_start=True), ""]
     if not table.rows:
         return [*lines, "_No results yet._"]
     header = ["#"] if table.kind == "benchmark" else []

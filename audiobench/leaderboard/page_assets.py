@@ -285,7 +285,7 @@ SCRIPT = r"""
     panel.appendChild(h("p", { class: "description" }, table.description));
     var rule = [];
     if (table.rank_by.length) rule.push("Ranked by " + table.rank_by.join(", then ") + ".");
-    if (table.columns.some(function (c) { return c.percent; })) rule.push("Scores \u00d7100.");
+    rule.push(table.scale);  // one scale per table: percent, or raw in its unit
     rule.push("\u2191 higher is better, \u2193 lower is better, " + MISSING + " no score.");
     panel.appendChild(h("p", { class: "rule" }, rule.join(" ")));
     if (!table.rows.length) {
@@ -320,7 +320,7 @@ SCRIPT = r"""
     });
 
     var wrap = h("div", { class: "table-wrap" });
-    var element = h("table", { "data-table": table.id });
+    var element = h("table", { "data-table": table.id, "data-unit": table.unit });
     var thead = h("thead");
     if (shown.some(function (i) { return table.columns[i].group; })) {
       var groups = h("tr", { class: "groups" });

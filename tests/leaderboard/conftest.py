@@ -5,6 +5,8 @@ plugin's ``example-spectral-stats``) are evaluated once on the offline tasks
 (``SyntheticVocalisations``, the plugin task ``ExampleChirps``) and on
 ``VocSimGSR`` from a small local copy laid out like the hub dataset (public
 BC, BS1 and blind HU3), so every benchmark and family table has real rows.
+A second site (``maeb_site``) is built from hand-made, valid result files: MAEB
+tasks for a few models, and one clustering task in a benchmark and one in none.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -76,7 +79,7 @@ def real_results(tmp_path_factory: pytest.TempPathFactory, generated_data_dir: P
         }.items():
             env.setenv(key, value)
         vocsim = _vocsim_copy(base / "vocsim")
-        common = {
+        common: dict[str, Any] = {
             "output_dir": out,
             "cache_dir": base / "cache",
             "progress": False,
@@ -131,3 +134,130 @@ def artifacts_dir() -> Iterator[Path]:
     path = Path(os.environ.get("AUDIOBENCH_ARTIFACTS") or Path(__file__).parent / "artifacts")
     path.mkdir(parents=True, exist_ok=True)
     yield path
+
+
+# ---------------------------------------------------------------------------- hand-made results
+
+#: Models of the hand-made MAEB site and the tasks they have: every MAEB task, the
+#: audio-only ones (twice, scored apart), all audio-only ones but one, and two clustering tasks.
+MAEB_GAP_TASK = "GTZANAudioReranking"
+
+
+def clustering_report(v_measure: float) -> dict[str, Any]:
+    """One subset's scores under audiobench's own clustering protocol."""
+    scores = {"v_measure": v_measure, "nmi": v_measure, "ari": v_measure, "purity": v_measure}
+    return {
+        **scores,
+        "std": dict.fromkeys(scores, 0.0),
+        "per_seed": {name: [value] for name, value in scores.items()},
+        "n_clusters": 5,
+        "n_samples": 40,
+    }
+
+
+def hand_made_result(
+    task: str, model: str, score: float, *, report: dict[str, Any] | None = None
+) -> TaskResult:
+    """A valid result of ``task`` on its pinned data, with ``score`` as its main score.
+
+    ``report`` is the scores of the one subset evaluated; the default is a report under the
+    reference protocol (MAEB tasks' default), ``{"n_samples": ..., <main score>: score}``,
+    averaged over that subset when the task declares subsets.
+    """
+    from audiobench import registry
+    from audiobench.results import (
+        CacheStats,
+        DatasetIdentity,
+        Environment,
+        ModelInfo,
+        RunIdentity,
+        TaskInfo,
+        Timings,
+    )
+    from audiobench.task import DEFAULT_SUBSET
+
+    cls = registry.tasks.get(task)
+    meta = cls.metadata
+    metric = meta.main_score
+    subset = meta.subsets[0] if meta.subsets else DEFAULT_SUBSET
+    if report is None:
+        report = {"n_samples": 16, metric: score}
+        aggregates = (
+            {"mean": {"subsets": [subset], "n_subsets": 1, metric: score}} if meta.subsets else {}
+        )
+    elif meta.subsets:
+        raise NotImplementedError("a hand-made report of a task with subsets")
+    else:
+        aggregates = {}
+    source = meta.dataset
+    return TaskResult(
+        task=TaskInfo(
+            name=task,
+            family=str(meta.family),
+            revision=meta.revision,
+            dataset=source.path,
+            subsets=[subset] if meta.subsets else [],
+        ),
+        run=RunIdentity(
+            task=task,
+            dataset=DatasetIdentity(
+                kind="synthetic" if source.kind == "synthetic" else "huggingface",
+                source=source.path,
+                revision=meta.revision,
+                config=source.config,
+                pinned=True,
+            ),
+            model_fingerprint=f"{model}-fingerprint",
+            task_options=cls.options.model_dump(mode="json"),
+            subsets=[subset] if meta.subsets else None,
+            on_error="raise",
+        ),
+        model=ModelInfo(
+            name=model,
+            revision="v1",
+            pooling="mean_time",
+            fingerprint=f"{model}-fingerprint",
+            n_parameters=1000,
+            sample_rate=16000,
+        ),
+        audiobench_version=audiobench.__version__,
+        main_score=score,
+        main_score_name=metric,
+        scores={subset: report},
+        aggregates=aggregates,
+        cache=CacheStats(n_clips=16, n_cached=0, n_encoded=16),
+        timings=Timings(load_data_s=0.0, encode_s=0.0, evaluate_s=0.0, total_s=0.0),
+        environment=Environment(python="3.11", platform="linux", numpy="2", device="cpu"),
+        date=BUILT_AT,
+    )
+
+
+def maeb_scores() -> dict[str, dict[str, float]]:
+    """Model -> MAEB task -> main score, for the hand-made MAEB site."""
+    from audiobench.tasks.maeb import MAEB_AUDIO_ONLY_TASKS, MAEB_TASKS
+
+    return {
+        "maeb-full": {task: 0.50 + i / 100 for i, task in enumerate(MAEB_TASKS)},
+        "audio-strong": {task: 0.80 + i / 1000 for i, task in enumerate(MAEB_AUDIO_ONLY_TASKS)},
+        "audio-weak": {task: 0.30 + i / 1000 for i, task in enumerate(MAEB_AUDIO_ONLY_TASKS)},
+        # The best scores of all, but one task short: no mean, so no rank.
+        "audio-gap": {task: 0.95 for task in MAEB_AUDIO_ONLY_TASKS if task != MAEB_GAP_TASK},
+    }
+
+
+@pytest.fixture(scope="session")
+def maeb_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """A leaderboard built from hand-made, valid results: MAEB tasks, and two clustering tasks.
+
+    ``ESC50Clustering`` is in the ``Clustering`` benchmark and ``MockClustering`` in no
+    benchmark on the leaderboard, so a family table of clustering tasks sits beside it.
+    """
+    base = tmp_path_factory.mktemp("leaderboard-maeb")
+    results = base / "results"
+    for model, scores in maeb_scores().items():
+        for task, score in scores.items():
+            hand_made_result(task, model, score).save(results)
+    for task, score in (("ESC50Clustering", 0.41), ("MockClustering", 0.62)):
+        hand_made_result(task, "clusterer", score, report=clustering_report(score)).save(results)
+    output = base / "site"
+    return Site(results, output, build_leaderboard(results, output, generated=BUILT_AT))

@@ -145,8 +145,8 @@ def test_no_script_from_a_result_file_runs(site: Site, tmp_path: Path) -> None:
     names = [r.attrs["data-model"] for r in table_rows(dom, FAMILY_TAB)]
     assert HOSTILE_NAME in names and MARKING_NAME in names
     shown = {
-        r.find(lambda e: e.tag == "button").text
-        for r in table_rows(dom, FAMILY_TAB)  # type: ignore[union-attr]
+        r.find(lambda e: e.tag == "button").text  # type: ignore[union-attr]
+        for r in table_rows(dom, FAMILY_TAB)
     }
     assert HOSTILE_NAME in shown  # shown as the text it is
 
@@ -223,3 +223,64 @@ def test_clicks_sort_and_open_model_details(site: Site, tmp_path: Path) -> None:
     described = dict(zip(terms, texts, strict=True))
     assert described["Revision"] == card.revision
     assert described["Embedding size"] == str(card.embedding_dim)
+
+
+def tab_texts(dom: Element) -> list[str]:
+    return [e.text for e in dom.find_all(lambda e: e.attrs.get("role") == "tab")]
+
+
+@pytest.mark.parametrize("which", ["site", "maeb_site"])
+def test_no_two_tabs_share_a_title(which: str, request: pytest.FixtureRequest) -> None:
+    built: Site = request.getfixturevalue(which)
+    texts = tab_texts(open_page(built))
+    assert len(texts) == len({" ".join(t.split()).casefold() for t in texts}), texts
+    assert len(texts) == len(built.build.board.tables) + 1  # and the plots
+
+
+def test_maeb_tabs_rank_by_the_mean(maeb_site: Site) -> None:
+    dom = open_page(maeb_site)
+    # The benchmark named like the clustering family and that family's table, apart.
+    assert tab_texts(dom) == [
+        "Clustering",
+        "MAEB",
+        "MAEB-audio-only",
+        "Other clustering tasks",
+        "Plots",
+    ]
+    dom = open_page(maeb_site, "tab=maeb-audio-only")
+    assert tabs(dom)["maeb-audio-only"] is True
+    table = dom.find(lambda e: e.tag == "table" and e.attrs.get("data-table") == "maeb-audio-only")
+    assert table is not None and table.attrs["data-unit"] == "%"
+    rule = dom.find(lambda e: e.attrs.get("class") == "rule")
+    assert rule is not None and "Ranked by mean." in rule.text and "Scores ×100." in rule.text
+    rows = table_rows(dom, "maeb-audio-only")
+    assert [r.attrs["data-model"] for r in rows] == [
+        "audio-strong",
+        "maeb-full",
+        "audio-weak",
+        "audio-gap",
+    ]
+    ranks = [r.find(lambda e: e.tag == "td").text for r in rows]  # type: ignore[union-attr]
+    assert ranks == ["1", "2", "3", "–"]
+    means = [float(cell(r, "mean").attrs["data-value"]) for r in rows[:3]]
+    assert means == sorted(means, reverse=True)
+    assert [cell(r, "mean").text for r in rows[:3]] == [f"{m * 100:.2f}" for m in means]
+    # One task short: no mean (shown as –, never 0), though every score it has is the best.
+    gap = rows[3]
+    assert cell(gap, "mean").attrs["data-value"] == "missing" and cell(gap, "mean").text == "–"
+    assert cell(gap, "gtzanaudioreranking").text == "–"
+    assert cell(gap, "beijingopera").text == "95.00"
+    # The whole benchmark: only the model with every task has a mean.
+    dom = open_page(maeb_site, "tab=maeb")
+    rows = table_rows(dom, "maeb")
+    assert rows[0].attrs["data-model"] == "maeb-full"
+    assert [cell(r, "mean").text for r in rows[1:]] == ["–", "–", "–"]
+    # A family table shows its main scores as computed, and says so.
+    dom = open_page(maeb_site, "tab=family-clustering")
+    table = dom.find(
+        lambda e: e.tag == "table" and e.attrs.get("data-table") == "family-clustering"
+    )
+    assert table is not None and table.attrs["data-unit"] == "0–1"
+    rule = dom.find(lambda e: e.attrs.get("class") == "rule")
+    assert rule is not None and "from 0 to 1 (not ×100)" in rule.text
+    assert cell(table_rows(dom, "family-clustering")[0], "mockclustering").text == "0.6200"
