@@ -120,6 +120,20 @@ class ModelMeta(BaseModel):
     default_pooling: str = Field(
         default="none", description="Pooling applied unless the user asks for another."
     )
+    n_prefix_tokens: int = Field(
+        default=0,
+        ge=0,
+        description="Sequence outputs: tokens before the patches or frames (AST: class and "
+        "distillation tokens, 2); token-level probes leave them out.",
+    )
+    padded_frame_rate: float | None = Field(
+        default=None,
+        gt=0,
+        description="Sequence outputs of a model that pads clips to a fixed window: output "
+        "frames per second of audio (Whisper: 50). Of a clip of s seconds, the first "
+        "ceil(s × rate) frames after the prefix tokens hold audio, the rest is padding that "
+        "token-level probes leave out. None: every frame holds audio.",
+    )
     description: str = ""
     reference: str | None = None
 

@@ -32,6 +32,8 @@ class ASTEncoder(HFEncoder):
         n_parameters=86_200_000,
         license="BSD-3-Clause",
         default_pooling="first_time",
+        # The class and distillation tokens come first: token-level probes leave them out.
+        n_prefix_tokens=2,
         description=(
             "Audio Spectrogram Transformer (AudioSet fine-tuned): token sequence, CLS token "
             "by default (pooling first_time), mean_time for the token mean; option layer=."

@@ -50,6 +50,9 @@ def _meta(name: str, source: str, dim: int, n_parameters: int) -> ModelMeta:
         n_parameters=n_parameters,
         license="MIT",
         default_pooling="mean_time_feat",
+        # 2 mel frames (hop 160 at 16 kHz) per output frame: 50 per second; frames past the
+        # clip's end are padding of the 30 s window (n_valid_frames computes the same count).
+        padded_frame_rate=50.0,
         description=(
             f"Whisper encoder ({source}): input padded to the 30 s window, output the "
             f"1500 × {dim} frame sequence; options layer=, long_clips=truncate|chunk."

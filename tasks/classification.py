@@ -10,6 +10,9 @@ Real datasets (from the Hugging Face hub, pinned):
 - ``FSD50K``: multi-label sound events (200 AudioSet-ontology classes), train / test,
   macro mAP.
 
+Every real task also runs the token probes (``attentive``, ``protobin``) on the token maps
+of sequence encoders; for other encoders they are skipped and the reason recorded.
+
 Offline tasks on generated audio (:mod:`audiobench.synthetic.calls`), small enough for a
 CLI run in seconds: ``MockClassification`` (multi-class, predefined folds that keep each
 individual in one fold, all five probes) and ``MockMultilabelClassification`` (mixtures of
@@ -54,7 +57,9 @@ class ESC50(ClassificationTask):
     )
     # Clips cut from one source recording share a fold; checked on every split (grouped).
     options = ClassificationTask.Options(
-        probes=("linear", "knn", "mlp"), folds=("1", "2", "3", "4", "5"), grouped=True
+        probes=("linear", "knn", "mlp", "attentive", "protobin"),
+        folds=("1", "2", "3", "4", "5"),
+        grouped=True,
     )
 
 
@@ -84,7 +89,7 @@ class SpeechCommands(ClassificationTask):
         ),
         reference="https://arxiv.org/abs/1804.03209",
     )
-    options = ClassificationTask.Options(probes=("linear", "knn", "mlp"))
+    options = ClassificationTask.Options(probes=("linear", "knn", "mlp", "attentive", "protobin"))
 
 
 class FSD50K(ClassificationTask):
@@ -114,7 +119,7 @@ class FSD50K(ClassificationTask):
         reference="https://zenodo.org/record/4060432",
     )
     options = ClassificationTask.Options(
-        probes=("linear", "knn"), multilabel=True, label_separator=","
+        probes=("linear", "knn", "attentive", "protobin"), multilabel=True, label_separator=","
     )
 
 

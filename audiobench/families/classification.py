@@ -171,7 +171,10 @@ class _KeyedFirst(Report):
     """
 
     model_config = ConfigDict(extra="allow")
-    model_parametrized_name = classmethod(_variant_name)  # type: ignore[assignment]
+
+    @classmethod
+    def model_parametrized_name(cls, params: tuple[Any, ...]) -> str:
+        return _variant_name(cls, params)
 
     @model_serializer(mode="wrap")
     def _names_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -183,7 +186,7 @@ class _KeyedFirst(Report):
 class SplitScores(_KeyedFirst, Generic[M]):
     """One split's test report: metric name -> value, and its sizes."""
 
-    __pydantic_extra__: dict[M, Unit] = Field(init=False)
+    __pydantic_extra__: dict[M, Unit] = Field(init=False)  # type: ignore[assignment]
     n_samples: Count
     n_classes: Count
     #: Multi-label only: classes without a positive test clip (left out of mAP).
@@ -193,7 +196,7 @@ class SplitScores(_KeyedFirst, Generic[M]):
 class ProbeEntry(_KeyedFirst, Generic[M]):
     """One probe on one subset: each metric's mean over splits, its spread, every split."""
 
-    __pydantic_extra__: dict[M, Unit] = Field(init=False)
+    __pydantic_extra__: dict[M, Unit] = Field(init=False)  # type: ignore[assignment]
     n_samples: Count
     n_classes: Count
     n_splits: Count
@@ -228,8 +231,11 @@ class ClassificationSummary(Summary, Generic[M]):
     """Unweighted mean over subsets: probe name -> metric name -> mean (None if undefined)."""
 
     model_config = ConfigDict(extra="allow")
-    model_parametrized_name = classmethod(_variant_name)  # type: ignore[assignment]
     __pydantic_extra__: dict[ProbeName, dict[M, Unit | None]] = Field(init=False)
+
+    @classmethod
+    def model_parametrized_name(cls, params: tuple[Any, ...]) -> str:
+        return _variant_name(cls, params)
 
 
 class MulticlassReport(ClassificationReport[MulticlassMetric]):
@@ -754,7 +760,8 @@ def _blas_threads(inputs: Any) -> AbstractContextManager[Any]:
     if isinstance(inputs, np.ndarray) and inputs.size < _SMALL_INPUT:
         from threadpoolctl import threadpool_limits
 
-        return threadpool_limits(limits=1, user_api="blas")
+        limits: AbstractContextManager[Any] = threadpool_limits(limits=1, user_api="blas")
+        return limits
     return nullcontext()
 
 

@@ -16,7 +16,9 @@ Token-level probes take each clip's frame sequence (``X``: a list of ``[T_i, D]`
 All share the :class:`Probe` surface (``fit``, ``predict_scores``, ``predict``, ``score``,
 ``classes_``, ``config()``), are seeded and deterministic, and handle multi-class labels or,
 with ``multilabel=True``, a binary indicator matrix. :mod:`audiobench.probes.splits` builds
-train/validation/test index splits (given, fold-wise, grouped) and checks them.
+train/validation/test index splits (given, fold-wise, grouped) and checks them;
+:mod:`audiobench.probes.paper` cuts an encoder's output to its token map and holds the probing
+paper's recipe for the token probes (asymmetric loss: :mod:`audiobench.probes.losses`).
 """
 
 from __future__ import annotations

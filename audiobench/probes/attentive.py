@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from audiobench.probes.base import ProbeLevel
-from audiobench.probes.neural import Batches, TorchProbe
+from audiobench.probes.neural import Batches, Hyper, MultilabelLoss, TorchProbe
 
 __all__ = ["AttentivePooling", "AttentiveProbe"]
 
@@ -83,14 +83,17 @@ class AttentiveProbe(TorchProbe):
     Parameters
     ----------
     dim:
-        Width of keys, values and queries (frames are projected from D to it).
+        Width of keys, values and queries (frames are projected from D to it); ``None``: the
+        frames' own width D (the model's full width).
     num_heads:
-        Attention heads (must divide ``dim``).
+        Attention heads (must divide ``dim``; with ``dim=None``, the largest count up to
+        ``num_heads`` that divides D).
     num_queries:
         Learned query tokens; their outputs are concatenated for the head.
     dropout:
         Dropout before the linear head.
-    epochs, batch_size, lr, weight_decay, patience, device, multilabel, seed:
+    epochs, batch_size, lr, weight_decay, patience, early_stopping, standardise,
+    multilabel_loss, holdout, device, multilabel, seed:
         See :class:`~audiobench.probes.neural.TorchProbe`.
     """
 
@@ -100,15 +103,19 @@ class AttentiveProbe(TorchProbe):
     def __init__(
         self,
         *,
-        dim: int = 128,
+        dim: int | None = 128,
         num_heads: int = 4,
         num_queries: int = 1,
         dropout: float = 0.1,
         epochs: int = 30,
         batch_size: int = 32,
-        lr: float = 1e-3,
-        weight_decay: float = 1e-2,
+        lr: Hyper = 1e-3,
+        weight_decay: Hyper = 1e-2,
         patience: int = 8,
+        early_stopping: bool = True,
+        standardise: bool = True,
+        multilabel_loss: MultilabelLoss = "binary_cross_entropy",
+        holdout: float = 0.2,
         device: str | torch.device | None = None,
         multilabel: bool = False,
         seed: int = 0,
@@ -119,36 +126,48 @@ class AttentiveProbe(TorchProbe):
             lr=lr,
             weight_decay=weight_decay,
             patience=patience,
+            early_stopping=early_stopping,
+            standardise=standardise,
+            multilabel_loss=multilabel_loss,
+            holdout=holdout,
             device=device,
             multilabel=multilabel,
             seed=seed,
         )
-        if dim < 1 or num_heads < 1 or dim % num_heads:
+        if num_heads < 1 or (dim is not None and (dim < 1 or dim % num_heads)):
             raise ValueError(f"dim ({dim}) must be a positive multiple of num_heads ({num_heads})")
         if num_queries < 1 or not 0 <= dropout < 1:
             raise ValueError(
                 f"need num_queries >= 1 and 0 <= dropout < 1, got {num_queries}, {dropout}"
             )
-        self.dim = int(dim)
+        self.dim = None if dim is None else int(dim)
         self.num_heads = int(num_heads)
+        self._width: tuple[int, int] | None = None  # (dim, heads) of the fitted module
         self.num_queries = int(num_queries)
         self.dropout = float(dropout)
 
     def _build(self, train: Batches, targets: np.ndarray, n_classes: int) -> nn.Module:
+        dim, heads = self.dim, self.num_heads
+        if dim is None:  # the full width: as many heads as divide it, up to num_heads
+            dim = train.n_features
+            heads = max(h for h in range(1, self.num_heads + 1) if dim % h == 0)
+        self._width = (dim, heads)
         return AttentivePooling(
             train.n_features,
             n_classes,
-            dim=self.dim,
-            num_heads=self.num_heads,
+            dim=dim,
+            num_heads=heads,
             num_queries=self.num_queries,
             dropout=self.dropout,
         )
 
     def _architecture(self) -> dict[str, Any]:
+        dim, heads = self._width or (self.dim, self.num_heads)
         return {
             "architecture": "cross-attention(learned queries)-layernorm-linear",
-            "dim": self.dim,
-            "num_heads": self.num_heads,
+            "dim": dim,
+            "full_width": self.dim is None,
+            "num_heads": heads,
             "num_queries": self.num_queries,
             "dropout": self.dropout,
         }

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from audiobench.probes.base import ProbeLevel
-from audiobench.probes.neural import Batches, TorchProbe
+from audiobench.probes.neural import Batches, Hyper, MultilabelLoss, TorchProbe
 
 __all__ = ["MLPProbe"]
 
@@ -33,7 +33,8 @@ class MLPProbe(TorchProbe):
         Hidden units.
     dropout:
         Dropout on the hidden layer.
-    epochs, batch_size, lr, weight_decay, patience, device, multilabel, seed:
+    epochs, batch_size, lr, weight_decay, patience, early_stopping, standardise,
+    multilabel_loss, holdout, device, multilabel, seed:
         See :class:`~audiobench.probes.neural.TorchProbe`.
     """
 
@@ -47,9 +48,13 @@ class MLPProbe(TorchProbe):
         dropout: float = 0.1,
         epochs: int = 50,
         batch_size: int = 64,
-        lr: float = 1e-3,
-        weight_decay: float = 1e-2,
+        lr: Hyper = 1e-3,
+        weight_decay: Hyper = 1e-2,
         patience: int = 10,
+        early_stopping: bool = True,
+        standardise: bool = True,
+        multilabel_loss: MultilabelLoss = "binary_cross_entropy",
+        holdout: float = 0.2,
         device: str | torch.device | None = None,
         multilabel: bool = False,
         seed: int = 0,
@@ -60,6 +65,10 @@ class MLPProbe(TorchProbe):
             lr=lr,
             weight_decay=weight_decay,
             patience=patience,
+            early_stopping=early_stopping,
+            standardise=standardise,
+            multilabel_loss=multilabel_loss,
+            holdout=holdout,
             device=device,
             multilabel=multilabel,
             seed=seed,

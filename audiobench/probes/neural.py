@@ -4,13 +4,21 @@ One training recipe for all of them, so their results differ by architecture onl
 
 - inputs standardised with the training statistics (per feature; for frame sequences over all
   training frames), because embeddings from different models differ in scale by orders of
-  magnitude and one learning rate should suit them all;
+  magnitude and one learning rate should suit them all (``standardise=False``: the raw
+  embeddings, as the paper protocol of the token probes has it);
 - AdamW with a cosine learning-rate schedule (from ``lr`` to 0 over ``epochs``), seeded
   mini-batches (a local :class:`torch.Generator` shuffles), softmax cross-entropy for
-  multi-class and per-class sigmoid with binary cross-entropy for multi-label;
-- with a validation split: the validation loss is computed after every epoch, the weights of
-  the best epoch are kept and training stops after ``patience`` epochs without improvement;
-  without one: a fixed number of epochs.
+  multi-class and per-class sigmoid with binary cross-entropy for multi-label
+  (``multilabel_loss="asymmetric"``: the asymmetric loss, :mod:`audiobench.probes.losses`);
+- with a validation split and ``early_stopping`` (the default): the validation loss is
+  computed after every epoch, the weights of the best epoch are kept and training stops after
+  ``patience`` epochs without improvement; otherwise a fixed number of epochs.
+
+``lr`` and ``weight_decay`` may be grids (sequences): every combination is trained and the one
+with the best accuracy (multi-label: macro mAP over the classes with a positive) on the
+validation split is kept; without a validation split, a seeded part of the training clips
+(``holdout``, stratified by class) scores them and the chosen combination is then trained on
+all training clips. Ties go to the earlier grid point.
 
 Determinism: the whole fit runs under :func:`torch.random.fork_rng` seeded with ``seed``
 (initialisation and dropout), so the same inputs and seed give identical scores on CPU, and
@@ -21,10 +29,12 @@ from __future__ import annotations
 
 import copy
 import math
+import warnings
 from abc import abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -32,9 +42,14 @@ from torch import nn
 from torch.nn import functional as F
 
 from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
-from audiobench.probes.base import Inputs, Probe
+from audiobench.probes.base import Inputs, Probe, ProgressCounter, select_best, subset
+from audiobench.probes.losses import ASL_DEFAULTS, asymmetric_loss
 
-__all__ = ["Batches", "TorchProbe", "pad_sequences"]
+__all__ = ["Batches", "TorchProbe", "holdout_split", "pad_sequences"]
+
+#: ``lr`` or ``weight_decay``: one value, or a grid to choose from.
+Hyper = float | Sequence[float]
+MultilabelLoss = Literal["binary_cross_entropy", "asymmetric"]
 
 
 def pad_sequences(
@@ -51,15 +66,20 @@ class Batches:
     """Inputs that yield standardised, model-ready batches: ``(x,)`` or ``(x, mask)``.
 
     The raw arrays are shared, not copied (frame sequences can be large); each batch is
-    standardised as it is built.
+    standardised as it is built. ``mean`` and ``std`` ``None``: the raw inputs.
     """
 
     def __init__(
-        self, inputs: Inputs, mean: np.ndarray, std: np.ndarray, device: torch.device
+        self,
+        inputs: Inputs,
+        mean: np.ndarray | None,
+        std: np.ndarray | None,
+        device: torch.device,
     ) -> None:
         self.device = device
-        self.mean = torch.from_numpy(mean).to(device)
-        self.std = torch.from_numpy(std).to(device)
+        raw = mean is None or std is None
+        self.mean = None if raw else torch.from_numpy(mean).to(device)
+        self.std = None if raw else torch.from_numpy(std).to(device)
         if isinstance(inputs, np.ndarray):
             self.vectors: torch.Tensor | None = torch.from_numpy(inputs)
             self.sequences: list[torch.Tensor] = []
@@ -74,18 +94,23 @@ class Batches:
     def n_features(self) -> int:
         return int((self.vectors if self.vectors is not None else self.sequences[0]).shape[-1])
 
+    def _standardise(self, x: torch.Tensor) -> torch.Tensor:
+        if self.mean is None or self.std is None:
+            return x
+        return (x - self.mean.to(x.device)) / self.std.to(x.device)
+
     def standardised(self, index: int) -> torch.Tensor:
         """One clip's standardised vector or frame sequence (on the CPU)."""
         raw = self.vectors[index] if self.vectors is not None else self.sequences[index]
-        return (raw - self.mean.cpu()) / self.std.cpu()
+        return self._standardise(raw)
 
     def batch(self, indices: torch.Tensor | range) -> tuple[torch.Tensor, ...]:
         if self.vectors is not None:
             index = torch.as_tensor(list(indices) if isinstance(indices, range) else indices)
-            return ((self.vectors[index].to(self.device) - self.mean) / self.std,)
+            return (self._standardise(self.vectors[index].to(self.device)),)
         padded, mask = pad_sequences([self.sequences[int(i)] for i in indices], self.device)
         # Padding stays exactly 0 after standardising (it is masked anyway).
-        return ((padded - self.mean) / self.std) * mask[:, :, None], mask
+        return self._standardise(padded) * mask[:, :, None], mask
 
 
 @contextmanager
@@ -97,22 +122,59 @@ def seeded(seed: int, device: torch.device) -> Iterator[None]:
         yield
 
 
+def holdout_split(targets: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded ``(train, held_out)`` indices: ``fraction`` of the clips held out, stratified by
+    class for multi-class targets (when every class has two clips), shuffled otherwise."""
+    from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+
+    n = int(targets.shape[0])
+    n_held = max(1, min(n - 1, round(fraction * n)))
+    zeros = np.zeros(n)
+    if targets.ndim == 1 and np.bincount(targets).min(initial=n) >= 2:
+        try:
+            stratified = StratifiedShuffleSplit(n_splits=1, test_size=n_held, random_state=seed)
+            train, held = next(stratified.split(zeros, targets))
+            return np.sort(train), np.sort(held)
+        except ValueError:  # fewer held-out clips than classes
+            pass
+    train, held = next(ShuffleSplit(n_splits=1, test_size=n_held, random_state=seed).split(zeros))
+    return np.sort(train), np.sort(held)
+
+
+@dataclass
+class _Trained:
+    """One trained model with the statistics it was trained on and its training record."""
+
+    module: nn.Module
+    mean: np.ndarray | None
+    std: np.ndarray | None
+    history: dict[str, Any]
+
+
 class TorchProbe(Probe):
     """A probe whose model is a torch module trained with the shared recipe.
 
     Parameters
     ----------
     epochs:
-        Maximum number of passes over the training clips (the exact number without a
-        validation split).
+        Maximum number of passes over the training clips (the exact number without early
+        stopping).
     batch_size:
         Clips per optimisation step.
     lr:
-        Peak learning rate of AdamW (decays to 0 along a cosine).
+        Peak learning rate of AdamW (decays to 0 along a cosine), or a grid of them.
     weight_decay:
-        AdamW's decoupled weight decay.
+        AdamW's decoupled weight decay, or a grid.
     patience:
-        With a validation split: epochs without a lower validation loss before stopping.
+        With early stopping: epochs without a lower validation loss before stopping.
+    early_stopping:
+        Stop on the validation loss when a validation split is given (else: fixed epochs).
+    standardise:
+        Standardise inputs with the training statistics (else: the raw embeddings).
+    multilabel_loss:
+        ``"binary_cross_entropy"`` or ``"asymmetric"`` (:mod:`audiobench.probes.losses`).
+    holdout:
+        With a grid and no validation split: the fraction of training clips that scores it.
     device:
         Torch device (``None``: CPU).
     multilabel, seed:
@@ -128,9 +190,13 @@ class TorchProbe(Probe):
         *,
         epochs: int,
         batch_size: int,
-        lr: float,
-        weight_decay: float,
+        lr: Hyper,
+        weight_decay: Hyper,
         patience: int,
+        early_stopping: bool = True,
+        standardise: bool = True,
+        multilabel_loss: MultilabelLoss = "binary_cross_entropy",
+        holdout: float = 0.2,
         device: str | torch.device | None = None,
         multilabel: bool = False,
         seed: int = 0,
@@ -139,21 +205,36 @@ class TorchProbe(Probe):
         for label, value in (("epochs", epochs), ("batch_size", batch_size)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{label} must be a positive integer, got {value!r}")
-        if not lr > 0 or weight_decay < 0 or patience < 1:
+        self.lr_grid = _grid(lr, "lr")
+        self.weight_decay_grid = _grid(weight_decay, "weight_decay")
+        if not all(v > 0 for v in self.lr_grid) or min(self.weight_decay_grid) < 0 or patience < 1:
             raise ValueError(
                 f"need lr > 0, weight_decay >= 0 and patience >= 1, "
                 f"got {lr}, {weight_decay}, {patience}"
             )
+        if multilabel_loss not in ("binary_cross_entropy", "asymmetric"):
+            raise ValueError(
+                f"multilabel_loss must be 'binary_cross_entropy' or 'asymmetric', "
+                f"got {multilabel_loss!r}"
+            )
+        if not 0 < holdout < 1:
+            raise ValueError(f"holdout must lie in (0, 1), got {holdout}")
         self.epochs = epochs
         self.batch_size = batch_size
-        self.lr = float(lr)
-        self.weight_decay = float(weight_decay)
+        self.lr: float | tuple[float, ...] = _one_or_grid(self.lr_grid)
+        self.weight_decay: float | tuple[float, ...] = _one_or_grid(self.weight_decay_grid)
         self.patience = int(patience)
+        self.early_stopping = bool(early_stopping)
+        self.standardise = bool(standardise)
+        self.multilabel_loss: MultilabelLoss = multilabel_loss
+        self.holdout = float(holdout)
         self.device = device
         self._module: nn.Module | None = None
         self._mean: np.ndarray | None = None
         self._std: np.ndarray | None = None
         self._history: dict[str, Any] | None = None
+        self._selection: dict[str, Any] | None = None
+        self._chosen: dict[str, Any] | None = None
 
     @property
     def module_(self) -> nn.Module:
@@ -161,6 +242,13 @@ class TorchProbe(Probe):
         self.classes_  # noqa: B018 - raises when not fitted
         assert self._module is not None
         return self._module
+
+    @property
+    def chosen_(self) -> dict[str, Any]:
+        """The learning rate, weight decay and epochs of the fitted model."""
+        self.classes_  # noqa: B018 - raises when not fitted
+        assert self._chosen is not None
+        return dict(self._chosen)
 
     # ------------------------------------------------------------------ subclass hooks
 
@@ -175,9 +263,11 @@ class TorchProbe(Probe):
     # ------------------------------------------------------------------ training
 
     def _loss(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-        if self.multilabel:
-            return F.binary_cross_entropy_with_logits(logits, targets)
-        return F.cross_entropy(logits, targets)
+        if not self.multilabel:
+            return F.cross_entropy(logits, targets)
+        if self.multilabel_loss == "asymmetric":
+            return asymmetric_loss(logits, targets)
+        return F.binary_cross_entropy_with_logits(logits, targets)
 
     def _statistics(self, inputs: Inputs) -> tuple[np.ndarray, np.ndarray]:
         """Per-feature mean and standard deviation over training clips (or all their frames).
@@ -207,36 +297,42 @@ class TorchProbe(Probe):
             parts.append(module(*data.batch(range(start, stop))))
         return torch.cat(parts)
 
-    def _fit(
+    def _train_model(
         self,
         inputs: Inputs,
         targets: np.ndarray,
         n_classes: int,
         validation: tuple[Inputs, np.ndarray] | None,
-    ) -> None:
+        lr: float,
+        weight_decay: float,
+        epochs: int,
+        report: ProgressCounter,
+        label: str,
+    ) -> _Trained:
+        """Train one model; with ``validation``, stop early on its loss (best epoch kept)."""
         device = resolve_device(self.device)
-        self._mean, self._std = self._statistics(inputs)
-        train = Batches(inputs, self._mean, self._std, device)
+        mean, std = self._statistics(inputs) if self.standardise else (None, None)
+        train = Batches(inputs, mean, std, device)
         target_tensor = torch.from_numpy(targets).to(device)
         val_data = val_targets = None
         if validation is not None:
-            val_data = Batches(validation[0], self._mean, self._std, device)
+            val_data = Batches(validation[0], mean, std, device)
             val_targets = torch.from_numpy(validation[1]).to(device)
         n = len(train)
         steps_per_epoch = math.ceil(n / self.batch_size)
-        total_steps = self.epochs * steps_per_epoch
+        total_steps = epochs * steps_per_epoch
         history: dict[str, Any] = {"train_loss": [], "validation_loss": []}
         with seeded(self.seed, device):
             module = self._build(train, targets, n_classes).to(device)
             optimiser = torch.optim.AdamW(
-                module.parameters(), lr=self.lr, weight_decay=self.weight_decay
+                module.parameters(), lr=lr, weight_decay=weight_decay, foreach=True
             )
             schedule = torch.optim.lr_scheduler.LambdaLR(
                 optimiser, lambda step: 0.5 * (1.0 + math.cos(math.pi * step / total_steps))
             )
             generator = torch.Generator().manual_seed(self.seed)
             best_loss, best_epoch, best_state, stale = math.inf, 0, None, 0
-            for epoch in range(1, self.epochs + 1):
+            for epoch in range(1, epochs + 1):
                 module.train()
                 order = torch.randperm(n, generator=generator)
                 total = 0.0
@@ -249,6 +345,7 @@ class TorchProbe(Probe):
                     schedule.step()
                     total += float(loss.detach()) * len(index)
                 history["train_loss"].append(total / n)
+                report(f"{label}epoch {epoch}/{epochs}", score=total / n, metric="train_loss")
                 if val_data is None:
                     continue
                 module.eval()
@@ -266,40 +363,167 @@ class TorchProbe(Probe):
             if best_state is not None:
                 module.load_state_dict(best_state)
         module.eval()
-        self._module = module
-        self._history = {
-            "method": "validation_early_stopping" if val_data is not None else "fixed_epochs",
-            "metric": "validation_loss" if val_data is not None else None,
+        early = val_data is not None
+        record = {
+            "method": "validation_early_stopping" if early else "fixed_epochs",
+            "metric": "validation_loss" if early else None,
             "epochs_run": len(history["train_loss"]),
-            "best_epoch": best_epoch if val_data is not None else len(history["train_loss"]),
-            "best_validation_loss": best_loss if val_data is not None else None,
+            "best_epoch": best_epoch if early else len(history["train_loss"]),
+            "best_validation_loss": best_loss if early else None,
             "final_train_loss": history["train_loss"][-1],
         }
+        return _Trained(module, mean, std, record)
 
-    def _predict_scores(self, inputs: Inputs) -> np.ndarray:
-        assert self._module is not None and self._mean is not None and self._std is not None
-        device = next(self._module.parameters()).device
-        data = Batches(inputs, self._mean, self._std, device)
+    def _grid_score(self, trained: _Trained, held: tuple[Inputs, np.ndarray]) -> float:
+        """Accuracy (multi-class) or macro mAP over classes with a positive (multi-label)."""
+        from sklearn.metrics import average_precision_score
+
+        scores = self._scores(trained, held[0])
+        targets = held[1]
+        if targets.ndim == 1:
+            return float(np.mean(np.argmax(scores, axis=1) == targets))
+        present = targets.sum(axis=0) > 0
+        if not present.any():
+            return math.nan
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a class positive for every held-out clip
+            return float(
+                average_precision_score(targets[:, present], scores[:, present], average="macro")
+            )
+
+    def _fit(
+        self,
+        inputs: Inputs,
+        targets: np.ndarray,
+        n_classes: int,
+        validation: tuple[Inputs, np.ndarray] | None,
+    ) -> None:
+        grid = [(lr, wd) for lr in self.lr_grid for wd in self.weight_decay_grid]
+        self._selection = None
+        if len(grid) == 1:
+            report = self._progress_counter(self.epochs)
+            (lr, wd), stopping = grid[0], validation if self.early_stopping else None
+            final = self._train_model(
+                inputs, targets, n_classes, stopping, lr, wd, self.epochs, report, ""
+            )
+            self._adopt(final, lr, wd)
+            return
+        if validation is not None:
+            method, search, held = "validation", (inputs, targets), validation
+        else:
+            method = "holdout"
+            kept, out = holdout_split(targets, self.holdout, self.seed)
+            search = (subset(inputs, kept), targets[kept])
+            held = (subset(inputs, out), targets[out])
+        report = self._progress_counter(self.epochs * (len(grid) + int(method == "holdout")))
+        results: list[tuple[float, _Trained]] = []
+        for lr, wd in grid:
+            trained = self._train_model(
+                search[0],
+                search[1],
+                n_classes,
+                held if self.early_stopping else None,
+                lr,
+                wd,
+                self.epochs,
+                report,
+                f"lr={lr:g}, weight_decay={wd:g}, ",
+            )
+            results.append((self._grid_score(trained, held), trained))
+        scores = [score for score, _ in results]
+        best = select_best(list(range(len(grid))), scores, prefer="first")
+        lr, wd = grid[best]
+        final = results[best][1]
+        if method == "holdout":  # the chosen values, trained on every training clip
+            epochs = final.history["best_epoch"] if self.early_stopping else self.epochs
+            final = self._train_model(
+                inputs, targets, n_classes, None, lr, wd, epochs, report, "final fit, "
+            )
+        self._selection = {
+            "method": method,
+            "metric": "map" if self.multilabel else "accuracy",
+            "holdout": self.holdout if method == "holdout" else None,
+            "scores": [
+                {
+                    "lr": lr_,
+                    "weight_decay": wd_,
+                    "score": score,
+                    "epochs_run": trained.history["epochs_run"],
+                }
+                for (lr_, wd_), (score, trained) in zip(grid, results, strict=True)
+            ],
+            "tie_break": "earlier grid point (lr, then weight_decay, ascending)",
+        }
+        self._adopt(final, lr, wd)
+
+    def _adopt(self, trained: _Trained, lr: float, weight_decay: float) -> None:
+        self._module, self._mean, self._std = trained.module, trained.mean, trained.std
+        self._history = trained.history
+        self._chosen = {"lr": lr, "weight_decay": weight_decay}
+
+    def _scores(self, trained: _Trained, inputs: Inputs) -> np.ndarray:
+        device = next(trained.module.parameters()).device
+        data = Batches(inputs, trained.mean, trained.std, device)
         with torch.inference_mode(), limited_cpu_threads():
-            logits = self._logits(self._module, data)
+            logits = self._logits(trained.module, data)
             scores = torch.sigmoid(logits) if self.multilabel else torch.softmax(logits, dim=1)
         return scores.double().cpu().numpy()
 
+    def _predict_scores(self, inputs: Inputs) -> np.ndarray:
+        assert self._module is not None and self._history is not None
+        return self._scores(_Trained(self._module, self._mean, self._std, self._history), inputs)
+
     def _config(self) -> dict[str, Any]:
-        return {
-            "params": {
-                **self._architecture(),
-                "optimizer": "AdamW",
-                "schedule": "cosine",
-                "lr": self.lr,
-                "weight_decay": self.weight_decay,
-                "epochs": self.epochs,
-                "batch_size": self.batch_size,
-                "patience": self.patience,
-                "standardise": True,
-                "loss": "binary_cross_entropy" if self.multilabel else "cross_entropy",
-            },
-            "grid": {},
-            "selection": self._history,
-            "chosen": None if self._history is None else {"epochs": self._history["best_epoch"]},
+        searched = self._selection is not None
+        loss = "cross_entropy"
+        if self.multilabel:
+            loss = self.multilabel_loss
+        params: dict[str, Any] = {
+            **self._architecture(),
+            "optimizer": "AdamW",
+            "schedule": "cosine",
+            "lr": list(self.lr_grid) if len(self.lr_grid) > 1 else self.lr_grid[0],
+            "weight_decay": (
+                list(self.weight_decay_grid)
+                if len(self.weight_decay_grid) > 1
+                else self.weight_decay_grid[0]
+            ),
+            "epochs": self.epochs,
+            "batch_size": self.batch_size,
+            "patience": self.patience,
+            "early_stopping": self.early_stopping,
+            "standardise": self.standardise,
+            "loss": loss,
         }
+        if loss == "asymmetric":
+            gamma_pos, gamma_neg, margin = ASL_DEFAULTS
+            params["loss_params"] = {
+                "gamma_pos": gamma_pos,
+                "gamma_neg": gamma_neg,
+                "margin": margin,
+            }
+        grid: dict[str, Any] = {}
+        if len(self.lr_grid) > 1 or len(self.weight_decay_grid) > 1:
+            grid = {"lr": list(self.lr_grid), "weight_decay": list(self.weight_decay_grid)}
+        chosen: dict[str, Any] | None = None
+        if self._history is not None:
+            chosen = {"epochs": self._history["best_epoch"]}
+            if searched and self._chosen is not None:
+                chosen = {**self._chosen, **chosen}
+        selection = self._history
+        if searched and self._selection is not None:
+            selection = {**self._selection, "training": self._history}
+        return {"params": params, "grid": grid, "selection": selection, "chosen": chosen}
+
+
+def _grid(value: Hyper, what: str) -> tuple[float, ...]:
+    """One value or a non-empty sequence of them, as a tuple of floats (order kept)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (float(value),)
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence) or not value:
+        raise ValueError(f"{what} must be a number or a non-empty sequence of numbers")
+    return tuple(float(v) for v in value)
+
+
+def _one_or_grid(values: tuple[float, ...]) -> float | tuple[float, ...]:
+    return values[0] if len(values) == 1 else values

@@ -14,7 +14,9 @@ dilutes it); binary prototypes are cheap to store and compare and act as a regul
 
 The latent prototypes start at randomly drawn (seeded) standardised training frames, J from
 clips of each class, scaled into [-1, 1] per prototype: each starts as the sign pattern of a
-real frame rather than a random corner, which makes training fast and stable.
+real frame rather than a random corner, which makes training fast and stable. With
+``standardise=False`` (the paper protocol, :mod:`audiobench.probes.paper`) the frames stay as
+the frozen encoder gives them, for the initial prototypes and for every cosine similarity.
 
 Defaults: J = 20; AdamW with a cosine schedule at lr 3e-2, higher than the other neural
 probes because cosine maxima lie in [-1, 1] and differ between classes by a few tenths, so
@@ -36,7 +38,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from audiobench.probes.base import ProbeLevel
-from audiobench.probes.neural import Batches, TorchProbe
+from audiobench.probes.neural import Batches, Hyper, MultilabelLoss, TorchProbe
 
 __all__ = ["ProtoBinPooling", "ProtoBinProbe", "binarise"]
 
@@ -80,7 +82,8 @@ class ProtoBinProbe(TorchProbe):
     ----------
     prototypes_per_class:
         J; the probe learns J·C prototypes shared by all classes.
-    epochs, batch_size, lr, weight_decay, patience, device, multilabel, seed:
+    epochs, batch_size, lr, weight_decay, patience, early_stopping, standardise,
+    multilabel_loss, holdout, device, multilabel, seed:
         See :class:`~audiobench.probes.neural.TorchProbe`.
     """
 
@@ -93,9 +96,13 @@ class ProtoBinProbe(TorchProbe):
         prototypes_per_class: int = 20,
         epochs: int = 30,
         batch_size: int = 32,
-        lr: float = 3e-2,
-        weight_decay: float = 1e-4,
+        lr: Hyper = 3e-2,
+        weight_decay: Hyper = 1e-4,
         patience: int = 8,
+        early_stopping: bool = True,
+        standardise: bool = True,
+        multilabel_loss: MultilabelLoss = "binary_cross_entropy",
+        holdout: float = 0.2,
         device: str | torch.device | None = None,
         multilabel: bool = False,
         seed: int = 0,
@@ -106,6 +113,10 @@ class ProtoBinProbe(TorchProbe):
             lr=lr,
             weight_decay=weight_decay,
             patience=patience,
+            early_stopping=early_stopping,
+            standardise=standardise,
+            multilabel_loss=multilabel_loss,
+            holdout=holdout,
             device=device,
             multilabel=multilabel,
             seed=seed,
@@ -117,11 +128,17 @@ class ProtoBinProbe(TorchProbe):
     def _initial_prototypes(
         self, train: Batches, targets: np.ndarray, n_classes: int
     ) -> torch.Tensor:
-        """J standardised frames drawn from clips of each class, scaled into [-1, 1]."""
+        """J (standardised) frames drawn from clips of each class, scaled into [-1, 1].
+
+        A class without a training clip (the training part of a hyper-parameter search may
+        miss a rare one) draws from all clips.
+        """
         rng = np.random.default_rng(self.seed)
         rows = []
         for code in range(n_classes):
             members = np.flatnonzero(targets[:, code] > 0 if targets.ndim == 2 else targets == code)
+            if not members.size:
+                members = np.arange(len(train))
             clips = rng.choice(members, size=self.prototypes_per_class, replace=True)
             for clip in clips:
                 sequence = train.standardised(int(clip))
@@ -138,5 +155,7 @@ class ProtoBinProbe(TorchProbe):
         return {
             "architecture": "binary-prototypes(sign, straight-through)-cosine-max-linear",
             "prototypes_per_class": self.prototypes_per_class,
-            "prototype_init": "standardised training frames",
+            "prototype_init": (
+                "standardised training frames" if self.standardise else "raw training frames"
+            ),
         }

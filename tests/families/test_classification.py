@@ -653,3 +653,180 @@ def test_mock_folds_keep_each_individual_in_one_fold() -> None:
     assert method == "folds" and [s.name for s in splits] == ["fold-1", "fold-2", "fold-3"]
     for split in splits:
         assert not {clips[i].group for i in split.train} & {clips[i].group for i in split.test}
+
+
+# ---------------------------------------------------------------------------- token maps, seeds
+
+
+def padded_frames(
+    frames: Mapping[str, np.ndarray], *, prefix: int, total: int, seed: int = 9
+) -> dict[str, np.ndarray]:
+    """Each sequence behind ``prefix`` loud tokens and padded with loud frames to ``total``."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for clip_id, seq in frames.items():
+        dim = seq.shape[1]
+        head = 40.0 * rng.standard_normal((prefix, dim))
+        tail = 40.0 * rng.standard_normal((total - prefix - seq.shape[0], dim))
+        out[clip_id] = np.concatenate([head, seq, tail])
+    return out
+
+
+def declare(embedder: FakeEmbedder, **facts: Any) -> FakeEmbedder:
+    for key, value in facts.items():
+        setattr(embedder.encoder.meta, key, value)
+    return embedder
+
+
+TokenTask = task_class(
+    "TestTokenMap",
+    probes=("protobin",),
+    folds=("1", "2", "3"),
+    probe_params={"protobin": {"epochs": 6}},
+)
+
+
+def test_token_probes_see_only_the_valid_tokens() -> None:
+    """Prefix tokens (AST's CLS and distillation tokens) and padding frames (Whisper's window)
+    would win protobin's max over tokens; declared by the model, they are left out, and the
+    scores are exactly those of the clean frame sequences."""
+    clips, vectors, frames = separable(n_classes=3, per_class=12)
+    rate = 10.0  # frames per second: a clip of T valid frames lasts T / 10 s
+    clean = TokenTask().evaluate(FakeEmbedder(vectors, frames), clips)
+    noisy = padded_frames(frames, prefix=2, total=20)
+    embedder = declare(FakeEmbedder(vectors, noisy), n_prefix_tokens=2, padded_frame_rate=rate)
+    embedder.durations = {clip_id: seq.shape[0] / rate for clip_id, seq in frames.items()}
+    trimmed = TokenTask().evaluate(embedder, clips)
+    assert trimmed.scores["default"]["protobin"] == clean.scores["default"]["protobin"]
+    info = trimmed.details["splits"]["default"]["token_map"]
+    n_tokens = sum(seq.shape[0] for seq in frames.values())
+    assert info == {
+        "n_prefix_tokens": 2,
+        "padded_frame_rate": rate,
+        "n_tokens": n_tokens,
+        "n_left_out": 20 * len(frames) - n_tokens,
+    }
+    # Undeclared, the same loud tokens enter the max and change the scores.
+    undeclared = TokenTask().evaluate(FakeEmbedder(vectors, noisy), clips)
+    assert undeclared.scores["default"]["protobin"] != clean.scores["default"]["protobin"]
+    assert "token_map" not in undeclared.details["splits"]["default"]
+
+
+def test_padded_model_needs_every_clip_duration() -> None:
+    clips, vectors, frames = separable(n_classes=2, per_class=6)
+    embedder = declare(FakeEmbedder(vectors, frames), padded_frame_rate=50.0)
+    embedder.durations = {c.id: 0.1 for c in clips[1:]}
+    with pytest.raises(ValueError, match=r"no decoded duration .* 'x000'"):
+        TokenTask().evaluate(embedder, clips)
+
+
+def test_token_seeds_report_mean_and_spread_over_seeds() -> None:
+    clips, vectors, frames = separable(n_classes=3, per_class=12, seed=4)
+    # Noisier frames, so that seeds disagree.
+    rng = np.random.default_rng(0)
+    frames = {k: v + 6.0 * rng.standard_normal(v.shape) for k, v in frames.items()}
+    options = {"probes": ("protobin",), "folds": ("1", "2", "3")}
+    params = {"protobin": {"epochs": 3}}
+    seeded = task_class("TestSeeds", **options, probe_params=params, token_seeds=5)
+    result = seeded().evaluate(FakeEmbedder(vectors, frames), clips)
+    entry = result.scores["default"]["protobin"]
+    assert entry["n_seeds"] == 5 and list(entry["per_seed"]) == ["0", "1", "2", "3", "4"]
+    for metric in ("accuracy", "balanced_accuracy", "f1_macro"):
+        values = [entry["per_seed"][s][metric] for s in entry["per_seed"]]
+        assert entry[metric] == pytest.approx(np.mean(values), abs=1e-12)
+        assert entry["seed_std"][metric] == pytest.approx(np.std(values), abs=1e-12)
+        # std stays the spread across folds, of every fold's mean over the seeds.
+        folds = [entry["per_split"][f][metric] for f in ("fold-1", "fold-2", "fold-3")]
+        assert entry["std"][metric] == pytest.approx(np.std(folds), abs=1e-12)
+    assert entry["seed_std"]["accuracy"] > 0
+    # Each seed's figure is that seed's own run (no grid: the seeds are independent).
+    for seed in (0, 3):
+        alone = task_class("TestOneSeed", **options, probe_params=params, seed=seed)
+        single = alone().evaluate(FakeEmbedder(vectors, frames), clips)
+        one = single.scores["default"]["protobin"]
+        assert "n_seeds" not in one and "seed_std" not in one
+        assert entry["per_seed"][str(seed)]["accuracy"] == pytest.approx(one["accuracy"])
+    configs = result.details["probes"]["default"]["protobin"]["fold-2"]
+    assert [configs[s]["seed"] for s in configs] == [0, 1, 2, 3, 4]
+    assert result.details["protocol"]["token_seeds"] == 5
+    assert seeded.score_problems(result.scores) == []
+    # The primary (vector) probe keeps one seed.
+    assert "n_seeds" not in result.scores["default"]["linear"]
+
+
+def event_frames(
+    clips: Sequence[Clip], labels: Sequence[set[int]], n_classes: int, dim: int = 12
+) -> dict[str, np.ndarray]:
+    """Noise frames, each present class's pattern in one of them."""
+    rng = np.random.default_rng(5)
+    patterns = 3.0 * rng.standard_normal((n_classes, dim))
+    frames = {}
+    for clip, present in zip(clips, labels, strict=True):
+        seq = rng.standard_normal((int(rng.integers(8, 14)), dim))
+        slots = rng.permutation(seq.shape[0])
+        for slot, c in zip(slots, sorted(present), strict=False):
+            seq[slot] = patterns[c] + 0.3 * rng.standard_normal(dim)
+        frames[clip.id] = seq
+    return frames
+
+
+def test_paper_protocol_trains_the_token_probes_with_the_papers_recipe() -> None:
+    clips, vectors = multilabel_clips(repeats=8)
+    names = [f"k{c}" for c in range(4)]
+    labels = [{names.index(p.strip()) for p in str(c.label).split(",")} for c in clips]
+    frames = event_frames(clips, labels, 4)
+    task = task_class(
+        "TestPaper",
+        main_score="linear:map",
+        multilabel=True,
+        probes=("attentive", "protobin"),
+        token_protocol="paper",
+        token_seeds=2,
+        probe_params={
+            # 60 training clips: one batch of 128, one step per epoch.
+            "attentive": {"epochs": 30, "lr": (1e-3, 1e-2), "weight_decay": (1e-2,)},
+            "protobin": {"epochs": 30, "lr": (3e-3, 3e-2), "weight_decay": (1e-4,)},
+        },
+    )
+    result = task().evaluate(FakeEmbedder(vectors, frames), clips)
+    assert result.details["protocol"]["token_protocol"] == "paper"
+    configs = result.details["probes"]["default"]
+    for name in ("attentive", "protobin"):
+        first, second = configs[name]["test"]["0"], configs[name]["test"]["1"]
+        params = first["params"]
+        assert params["loss"] == "asymmetric" and params["batch_size"] == 128
+        assert params["early_stopping"] is False and params["standardise"] is False
+        assert first["selection"]["method"] == "validation"  # the task's validation split
+        assert first["selection"]["metric"] == "map"
+        chosen = first["chosen"]["lr"]
+        # The second seed reuses the first seed's choice: no grid of its own.
+        assert second["params"]["lr"] == chosen and second["grid"] == {}
+        entry = result.scores["default"][name]
+        assert entry["n_seeds"] == 2 and set(entry["per_seed"]) == {"0", "1"}
+        assert entry["map"] >= 0.8, (name, entry["map"])
+    assert configs["attentive"]["test"]["0"]["params"]["dim"] == 12  # the model's full width
+    assert task.score_problems(result.scores) == []
+
+
+def test_each_probe_fit_prints_a_line_when_progress_shows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    clips, vectors, _ = separable(n_classes=2, per_class=6)
+    task = task_class("TestLines", probes=("linear", "knn"), folds=("1", "2", "3"))
+    task().evaluate(FakeEmbedder(vectors), clips)
+    assert capsys.readouterr().err == ""  # no progress display: silent
+    embedder = FakeEmbedder(vectors)
+    embedder.progress = object()  # type: ignore[attr-defined]
+    task().evaluate(embedder, clips)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 6  # 3 folds × 2 probes, one line per fit
+    assert lines[0].startswith("  TestLines probes: fold-1 linear: accuracy ")
+    assert lines[0].endswith(" s)")
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_real_tasks_run_the_token_probes_on_sequence_encoders(name: str) -> None:
+    task = registry.tasks.create(name)
+    assert {"attentive", "protobin"} <= set(task.probe_names)
+    assert task.options.token_protocol == "default" and task.token_seeds == 1
+    assert registry.tasks.create(name, token_protocol="paper").token_seeds == 5

@@ -12,6 +12,7 @@ from audiobench import registry
 from audiobench.audio import Clip, FileAudioRef, decode_clip
 from audiobench.encoder import Modality, OutputKind
 from audiobench.models.loading import ModelLoadError, resolve_dtype
+from audiobench.probes.paper import valid_frames
 from tests.conftest import write_tone
 from tests.tiny_models import loaded
 
@@ -103,6 +104,29 @@ def test_whisper_long_clip_policies(tiny: Tiny) -> None:
     np.testing.assert_allclose(z[50:100], chunk.encode_audio([wave[16000:32000]])[0], atol=1e-5)
     assert chunk.n_valid_frames(len(wave)) == 100 + 25
     assert chunk.pop_notes() == []
+
+
+def test_declared_token_facts_match_the_outputs(tiny: Tiny) -> None:
+    """What token probes leave out: AST's two prefix tokens, Whisper's padding frames."""
+    ast = loaded(f"hf:{tiny('ast')}")
+    assert ast.meta.n_prefix_tokens == 2 and ast.meta.padded_frame_rate is None
+    z = ast.encode_audio([noise(0.5, 16000)])[0]
+    config = ast.model.config
+    patches = ((config.num_mel_bins - config.patch_size) // config.frequency_stride + 1) * (
+        (config.max_length - config.patch_size) // config.time_stride + 1
+    )
+    assert z.shape[0] == 2 + patches  # class and distillation tokens, then the patches
+    np.testing.assert_allclose(ast.embed([noise(0.5, 16000)])[0], z[0], atol=1e-6)  # CLS
+
+    for long_clips in ("truncate", "chunk"):
+        whisper = loaded(f"hf:{tiny('whisper')}", long_clips=long_clips)
+        rate = whisper.meta.padded_frame_rate
+        assert rate == 50.0 and whisper.meta.n_prefix_tokens == 0
+        for n_samples in (160, 8000, 11_683, 16_000, 40_000):
+            frames = min(
+                valid_frames(n_samples / 16000, rate), 50 if long_clips == "truncate" else 150
+            )
+            assert frames == whisper.n_valid_frames(n_samples), (long_clips, n_samples)
 
 
 def test_layer_option_selects_hidden_states(tiny: Tiny) -> None:

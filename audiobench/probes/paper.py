@@ -1,0 +1,99 @@
+"""Token maps, and the token-probe recipe of the probing paper ("paper" protocol).
+
+The paper: Rauch, Heinrich, Ghaffari, Miklautz, Moummad, Sick, Scholz, "Unmute the Patch
+Tokens: Rethinking Probing in Multi-Label Audio Classification", ICLR 2026
+(arXiv:2509.24901). Its probes (attentive pooling, binarised prototypes) read the frozen
+encoder's token map.
+
+Token map (:func:`token_map`, both protocols of the classification family): the tokens that
+stand for the audio. An encoder declares what else its output holds (:class:`ModelMeta`):
+
+- ``n_prefix_tokens``: tokens put before the patches (AST: the class and distillation tokens,
+  2), left out;
+- ``padded_frame_rate``: output frames per second of audio for encoders that pad every clip to
+  a fixed window (Whisper: 50, its 30 s window is 1,500 frames); of a clip of ``s`` seconds
+  only the first ``ceil(s · rate)`` frames hold audio (:func:`valid_frames`), the rest are
+  padding and are left out.
+
+The recipe (:func:`paper_params`, the family's ``token_protocol="paper"``):
+
+- raw frozen tokens: no standardisation, so protobin's cosine similarities compare the
+  prototypes with the tokens as the encoder gives them (per-feature centring would move every
+  token by the same vector and change every angle);
+- multi-label: the asymmetric loss with ASL's recommended ``γ+ = 0``, ``γ- = 4``, margin
+  ``0.05`` (Ridnik et al. 2021; :mod:`audiobench.probes.losses`) -- the paper's own values are
+  not recorded in this repository, so these defaults stand in; multi-class: cross-entropy;
+- AdamW with a cosine schedule over 30 epochs, batches of 128, no early stopping;
+- a small learning-rate × weight-decay grid (:data:`PAPER_GRIDS`) chosen on the validation
+  split's mAP (multi-class: accuracy), or on a seeded 20 % of the training clips when the task
+  has no validation split (then retrained on all of them). The grid is ours, chosen within the
+  usual ranges for these probes (the paper's search ranges are not recorded here); a task or a
+  run may replace it through ``probe_params``;
+- the attentive probe at the model's full width (``dim`` = the token width);
+- :data:`PAPER_SEEDS` seeds, reported as mean ± standard deviation.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+import numpy as np
+
+__all__ = ["PAPER_GRIDS", "PAPER_SEEDS", "paper_params", "token_map", "valid_frames"]
+
+#: Seeds per token probe under the paper protocol (mean ± std over them).
+PAPER_SEEDS: Final[int] = 5
+
+#: Learning rates and weight decays searched per token probe under the paper protocol.
+PAPER_GRIDS: Final[dict[str, dict[str, tuple[float, ...]]]] = {
+    "attentive": {"lr": (1e-4, 1e-3), "weight_decay": (1e-2, 5e-2)},
+    "protobin": {"lr": (3e-3, 3e-2), "weight_decay": (1e-4, 1e-3)},
+}
+
+#: The training recipe shared by both token probes under the paper protocol.
+_RECIPE: Final[dict[str, Any]] = {
+    "epochs": 30,
+    "batch_size": 128,
+    "early_stopping": False,
+    "standardise": False,
+}
+
+
+def paper_params(name: str, *, multilabel: bool) -> dict[str, Any]:
+    """Keyword arguments of token probe ``name`` under the paper protocol."""
+    if name not in PAPER_GRIDS:
+        raise ValueError(f"the paper protocol covers the token probes {list(PAPER_GRIDS)}")
+    params: dict[str, Any] = {**_RECIPE, **PAPER_GRIDS[name]}
+    if multilabel:
+        params["multilabel_loss"] = "asymmetric"
+    if name == "attentive":
+        params["dim"] = None  # the model's full width
+    return params
+
+
+def valid_frames(seconds: float, frame_rate: float) -> int:
+    """Frames holding audio of a ``seconds``-long clip: ``ceil(seconds · frame_rate)``, at least 1.
+
+    A hair below an integer product counts as that integer (``0.1 · 50`` in floating point).
+    """
+    if not seconds >= 0 or not frame_rate > 0:
+        raise ValueError(f"need seconds >= 0 and frame_rate > 0, got {seconds}, {frame_rate}")
+    return max(1, math.ceil(seconds * frame_rate - 1e-9))
+
+
+def token_map(frames: np.ndarray, *, n_prefix: int = 0, n_valid: int | None = None) -> np.ndarray:
+    """One clip's token map: ``frames`` without its first ``n_prefix`` tokens, and cut to the
+    ``n_valid`` frames after them that hold audio (``None``: all of them). A view, no copy.
+
+    Raises ``ValueError`` when nothing would be left.
+    """
+    if n_prefix < 0 or (n_valid is not None and n_valid < 1):
+        raise ValueError(f"need n_prefix >= 0 and n_valid >= 1, got {n_prefix}, {n_valid}")
+    if frames.shape[0] <= n_prefix:
+        raise ValueError(
+            f"the output has {frames.shape[0]} token(s), no more than the {n_prefix} prefix "
+            "token(s) the model declares"
+        )
+    stop = frames.shape[0] if n_valid is None else min(frames.shape[0], n_prefix + n_valid)
+    return frames[n_prefix:stop]
