@@ -443,8 +443,11 @@ class ClassificationTask(Task):
         if vector:
             kept, vectors = embedder.embed(kept, subset.label)
         n_dropped_unpooled = 0
+        token_info = None
         if token:
-            kept_frames, frames = embedder.embed(kept, f"{subset.label} frames", pooled=False)
+            kept_frames, frames, token_info = _embed_token_maps(
+                kept, embedder, f"{subset.label} frames", where
+            )
             if len(kept_frames) != len(kept):
                 # All probes see the same clips: drop those the unpooled pass left out.
                 ids = {c.id for c in kept_frames}
@@ -454,9 +457,6 @@ class ClassificationTask(Task):
         if len(kept) < 2:
             raise ValueError(f"{where}: fewer than 2 clips left to evaluate")
         _check_finite(kept, vectors, frames, where)
-        token_info = None
-        if token:
-            frames, token_info = _token_maps(kept, frames, embedder, where)
         targets, class_names = self._targets(kept, where)
         method, splits = self._splits(kept, targets, class_names, where)
         X = collate(vectors) if vector else None
@@ -795,6 +795,36 @@ class _FitLines:
                 self.say(f"{prefix}{event}")
 
         return callback
+
+
+#: Clips embedded frame-level at a time: each chunk is cut to its token maps (and the padded
+#: windows freed) before the next, so a subset never holds every clip's window at once
+#: (Whisper pads every clip to 1500 frames: 2,000 clips would be 15 GB at d = 1280).
+FRAME_CHUNK = 512
+
+
+def _embed_token_maps(
+    clips: list[Clip], embedder: Embedder, description: str, where: str
+) -> tuple[list[Clip], list[np.ndarray], dict[str, Any] | None]:
+    """The clips that could be embedded frame-level, their token maps (copies, so that the
+    full sequences can be freed), and what was left out of them (None: nothing declared)."""
+    kept: list[Clip] = []
+    maps: list[np.ndarray] = []
+    info: dict[str, Any] | None = None
+    for start in range(0, len(clips), FRAME_CHUNK):
+        part, frames = embedder.embed(clips[start : start + FRAME_CHUNK], description, pooled=False)
+        part_maps, part_info = _token_maps(part, frames, embedder, where)
+        kept += part
+        if part_info is None:
+            maps += part_maps
+            continue
+        maps += [np.array(m) for m in part_maps]
+        if info is None:
+            info = part_info
+        else:
+            info["n_tokens"] += part_info["n_tokens"]
+            info["n_left_out"] += part_info["n_left_out"]
+    return kept, maps, info
 
 
 def _token_maps(

@@ -712,6 +712,28 @@ def test_token_probes_see_only_the_valid_tokens() -> None:
     assert "token_map" not in undeclared.details["splits"]["default"]
 
 
+def test_token_maps_cut_chunk_by_chunk_give_the_same_scores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Frame sequences are embedded and cut to token maps a chunk at a time (so a subset never
+    holds every padded window); the chunking changes no score and no count."""
+    import audiobench.families.classification as family
+
+    clips, vectors, frames = separable(n_classes=3, per_class=12)
+    noisy = padded_frames(frames, prefix=2, total=20)
+
+    def run() -> Any:
+        embedder = declare(FakeEmbedder(vectors, noisy), n_prefix_tokens=2, padded_frame_rate=10.0)
+        embedder.durations = {clip_id: seq.shape[0] / 10.0 for clip_id, seq in frames.items()}
+        return TokenTask().evaluate(embedder, clips)
+
+    whole = run()
+    monkeypatch.setattr(family, "FRAME_CHUNK", 5)
+    chunked = run()
+    assert chunked.scores == whole.scores
+    assert chunked.details["splits"] == whole.details["splits"]
+
+
 def test_padded_model_needs_every_clip_duration() -> None:
     clips, vectors, frames = separable(n_classes=2, per_class=6)
     embedder = declare(FakeEmbedder(vectors, frames), padded_frame_rate=50.0)
