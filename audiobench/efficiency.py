@@ -71,16 +71,16 @@ def waveform_compression_ratio(embedding_bytes: int, n_samples: float) -> float:
     return embedding_bytes / (4.0 * n_samples)
 
 
-def count_flops(encoder: Encoder, *, seconds: float, seed: int = 0) -> float | None:
-    """FLOPs of one forward pass on a seeded noise clip of ``seconds`` (None: not countable)."""
-    flops_per_second = count_flops_per_second(encoder, seconds=seconds, seed=seed)
-    return None if flops_per_second is None else flops_per_second * seconds
-
-
 def count_flops_per_second(
     encoder: Encoder, *, seconds: float = FLOPS_PROBE_SECONDS, seed: int = 0
 ) -> float | None:
     """Floating-point operations the encoder spends per second of audio (None: not countable)."""
+    total = count_flops(encoder, seconds=seconds, seed=seed)
+    return None if total is None else total / seconds
+
+
+def count_flops(encoder: Encoder, *, seconds: float, seed: int = 0) -> float | None:
+    """FLOPs of one forward pass on a seeded noise clip of ``seconds`` (None: not countable)."""
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -99,7 +99,7 @@ def count_flops_per_second(
         torch.backends.mha.set_fastpath_enabled(fastpath)
         encoder.pop_notes()  # the probe clip is not part of the run
     total = counter.get_total_flops()
-    return float(total) / seconds if total > 0 else None
+    return float(total) if total > 0 else None
 
 
 @contextlib.contextmanager

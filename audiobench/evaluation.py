@@ -133,7 +133,7 @@ def _make_encoder(spec: str | Encoder, model_options: dict[str, Any]) -> Encoder
     return registry.models.create(spec, **model_options)
 
 
-class _FlopsOnce:
+class _FlopCounter:
     """The encoder's FLOPs, each probe length counted at most once per evaluate() call.
 
     After a failed count no other is tried: the figures are worth a warning, never a
@@ -237,7 +237,7 @@ def evaluate(
         },
     )
     cache = EmbeddingCache(config.cache_dir) if config.use_cache else None
-    flops = _FlopsOnce(config.count_flops)
+    flops = _FlopCounter(config.count_flops)
     results = []
     try:
         with distributed.session_scope(config, console):
@@ -345,7 +345,7 @@ def _run_one(
     cache: EmbeddingCache | None,
     config: RunConfig,
     console: Console,
-    flops: _FlopsOnce,
+    flops: _FlopCounter,
 ) -> TaskResult:
     output_dir = Path(config.output_dir)
     path = result_path(output_dir, encoder.meta.name, encoder.revision, task.name)

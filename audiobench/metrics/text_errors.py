@@ -103,13 +103,10 @@ def _texts(values: str | Sequence[str], name: str) -> list[str]:
     return items
 
 
-def _error_rate(
-    references: str | Sequence[str],
-    hypotheses: str | Sequence[str],
-    unit: Literal["word", "char"],
-    lowercase: bool,
-    strip_punctuation: bool,
-) -> MetricResult:
+def _pairs(
+    references: str | Sequence[str], hypotheses: str | Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """The (reference, hypothesis) texts, checked: both strings or equal-length sequences."""
     if isinstance(references, str) != isinstance(hypotheses, str):
         raise ValueError("give references and hypotheses both as strings or both as sequences")
     refs = _texts(references, "references")
@@ -118,6 +115,17 @@ def _error_rate(
         raise ValueError(f"got {len(refs)} references and {len(hyps)} hypotheses")
     if not refs:
         raise ValueError("no texts to compare: references and hypotheses are empty")
+    return refs, hyps
+
+
+def _error_rate(
+    references: str | Sequence[str],
+    hypotheses: str | Sequence[str],
+    unit: Literal["word", "char"],
+    lowercase: bool,
+    strip_punctuation: bool,
+) -> MetricResult:
+    refs, hyps = _pairs(references, hypotheses)
     edits = 0
     length = 0
     for ref, hyp in zip(refs, hyps, strict=True):
@@ -204,14 +212,7 @@ def candidate_error_rate(
     when its top-ranked candidate differs from the reference in any word after normalisation.
     Same arguments as :func:`word_error_rate`; an empty reference is compared like any other.
     """
-    if isinstance(references, str) != isinstance(hypotheses, str):
-        raise ValueError("give references and hypotheses both as strings or both as sequences")
-    refs = _texts(references, "references")
-    hyps = _texts(hypotheses, "hypotheses")
-    if len(refs) != len(hyps):
-        raise ValueError(f"got {len(refs)} references and {len(hyps)} hypotheses")
-    if not refs:
-        raise ValueError("no texts to compare: references and hypotheses are empty")
+    refs, hyps = _pairs(references, hypotheses)
     norm = {"lowercase": lowercase, "strip_punctuation": strip_punctuation}
     wrong = sum(
         edit_distance(normalize_text(r, **norm).split(), normalize_text(h, **norm).split()) > 0
