@@ -56,3 +56,16 @@ def test_task_and_model_metadata_read_without_heavy_imports() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert json.loads(out.strip().splitlines()[-1]) == []
+
+
+def test_no_lazy_metric_export_is_shadowed_by_a_submodule() -> None:
+    """Importing ``audiobench.metrics.X`` binds X on the package, so an export named like a
+    submodule would turn into that module once anything imported it."""
+    import pkgutil
+
+    import audiobench.metrics as metrics
+
+    submodules = {info.name for info in pkgutil.iter_modules(metrics.__path__)}
+    assert not submodules & set(metrics._EXPORTS)
+    for name, module in metrics._EXPORTS.items():
+        assert module in submodules, name

@@ -149,7 +149,7 @@ if TYPE_CHECKING:
         gsr,
         gsr_details,
     )
-    from audiobench.metrics.silhouette import silhouette, silhouette_details
+    from audiobench.metrics.silhouettes import silhouette, silhouette_details
     from audiobench.metrics.text_errors import (
         candidate_error_rate,
         character_error_rate,
@@ -244,8 +244,8 @@ _EXPORTS: dict[str, str] = {
     "csr_details": "separation",
     "gsr": "separation",
     "gsr_details": "separation",
-    "silhouette": "silhouette",
-    "silhouette_details": "silhouette",
+    "silhouette": "silhouettes",
+    "silhouette_details": "silhouettes",
     "candidate_error_rate": "text_errors",
     "character_error_rate": "text_errors",
     "character_error_rate_details": "text_errors",

@@ -47,7 +47,7 @@ from audiobench.metrics.separation import (
     csr_from_statistics,
     mean_separation,
 )
-from audiobench.metrics.silhouette import silhouette_of_members
+from audiobench.metrics.silhouettes import silhouette_of_members
 from audiobench.metrics.validation import check_ks, clip_names, validate_embeddings
 
 #: Metric groups ``zero_shot_similarity`` accepts in ``metrics``. "precision" yields one

@@ -36,31 +36,46 @@ GSR's AvgID under a labelling: two exact methods, chosen by a cost model
     parallel threads (each with a single-threaded torch) overlaps the latencies.
 
     *Class-indicator products* (few large classes, where the pair list approaches N²/2): for a
-    batch of P labellings, multiply D (float64) by the N × P·(C−1) one-hot matrix of every
-    labelling's classes except the largest one: one matrix product per batch, N²·(C−1)
-    multiply-adds per labelling. Clips of the omitted class get their exact float64 row sum
-    minus the sums over the other classes.
+    batch of P labellings, multiply D by the N × P·C one-hot matrix of every labelling's
+    classes and keep each row's own class: one matrix product per batch, N²·C multiply-adds per
+    labelling.
+
+    On the CPU the product is an exact integer one. Each row i of D is written in fixed point
+    relative to its largest entry, D[i, j] = Σ_k q_k[i, j]·2^(E_i − 8k) + r[i, j] with 8-bit
+    digits q_k (K = 4 or more slices) and a remainder r that is zero except for entries far
+    below the row's largest (near-duplicates). Each slice's product with the 0/1 one-hot matrix
+    is an int8 matrix product with int32 accumulation, which is exact and about eight times
+    faster than a float64 product; the few non-zero remainders are added pair by pair. On
+    other devices the product is a float64 one.
 
 Exactness. Every step yields what the from-scratch definition yields for the same labelling:
 the same neighbours in the same order, the same entries of D, float64 accumulation. D is
 float32, and float32 values (24-bit significands) sum exactly in float64's 53 bits unless the
 entries summed span a range of magnitudes beyond about 2²⁹ / N; then every order of summation
 gives the same exact sum and the results are bit-identical to :func:`gsr` (the tests check
-bit-identity). A float32 product, several times faster, would round each sum to about 7
-digits; with float64 the products cost N²·(C−1) multiply-adds per labelling, which is what
-limits this engine with ten or so large classes (about 2.5 s per 1000 labellings of 3,000
-clips in 10 classes on two cores).
+bit-identity). The integer product keeps this: its digits and remainders are D's own bits,
+their per-slice sums are exact integers, and every partial sum of the non-negative parts lies
+between their smallest bit and the exact total, so it is exact in float64 whenever the total
+is. (A float32 product, rounding each sum to about 7 digits, would not be.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import torch
 
-from audiobench.metrics.blocks import gather_block, row_ranges
+from audiobench.metrics.blocks import row_ranges
+from audiobench.metrics.fixed_point import (
+    FixedPointRows,
+    combine_digits,
+    remainder_counts,
+    selected_digit_sums,
+    to_fixed_point,
+)
 from audiobench.metrics.neighbours import sorted_neighbours
 from audiobench.metrics.pairs import count_same_class_pairs, same_class_pairs
 from audiobench.metrics.precision import neighbour_hits
@@ -77,6 +92,17 @@ PAIR_CHUNK: int = 1 << 18
 #: gather-and-scatter of a pair; chooses the AvgID method. Measured on the 2-core development
 #: machine (N = 3,000 to 6,000): 10 to 16 ns per pair against 33 to 45 ps per multiply-add.
 PAIR_COST_IN_MULTIPLY_ADDS: float = 300.0
+#: How many int8 multiply-adds (int32 accumulation) cost one float64 multiply-add: measured
+#: 2.2 against 19.6 ps on the 2-core development machine (N = 3,000 and 17,041).
+INT8_SPEEDUP: float = 8.0
+#: Digits per entry of the integer product: at least the 24 bits of a float32 significand plus
+#: a margin for entries below the row's largest; more where the remainders are not sparse.
+MIN_DIGITS: int = 4
+MAX_DIGITS: int = 6
+#: Devices whose product mode uses the exact int8 product (elsewhere: float64).
+INTEGER_PRODUCT_DEVICES: tuple[str, ...] = ("cpu",)
+#: Rows sampled to choose the number of digits.
+SAMPLE_ROWS: int = 256
 #: Labellings handed to a worker at a time in pair mode.
 WORK_CHUNK: int = 16
 #: Size of the float64 one-hot matrix of one batch of labellings in product mode. Wider
@@ -85,9 +111,10 @@ PRODUCT_BATCH_BYTES: int = 1 << 26
 #: At most this many labellings per product batch (the per-batch NID and P@k temporaries grow
 #: with it).
 MAX_PRODUCT_BATCH: int = 256
-#: Product mode keeps a float64 copy of D when it takes at most this many bytes (N ≤ 5,792);
-#: larger matrices are converted row block by row block for every batch.
-FLOAT64_COPY_BYTES: int = 1 << 28
+#: Product mode keeps its operand (the int8 digits of D, or a float64 copy off the CPU) when it
+#: takes at most this many bytes (N ≤ 8,192 with four digits); larger matrices are converted
+#: row block by row block for every batch.
+PRODUCT_OPERAND_BYTES: int = 1 << 28
 #: Entries of the (pending pairs × L) label table tested at once by the NID walk.
 WALK_ELEMENTS: int = 1 << 22
 
@@ -169,31 +196,48 @@ class RelabellingEvaluator:
         if self.uses_pairs:
             self._pair_a, self._pair_b = same_class_pairs(codes)
             return
-        # Product mode: one one-hot column per class except the largest, whose clips get their
-        # row sum minus the other classes' sums. slot[c] is class c's column (−1: omitted).
-        omitted = int(torch.argmax(sizes))
-        slot = torch.arange(n_classes, device=device)
-        slot[omitted + 1 :] -= 1
-        slot[omitted] = -1
-        self._slot = slot
-        self._width = n_classes - 1
-        dense = self.n_gsr**2 * 8 <= FLOAT64_COPY_BYTES
-        self._float64 = self._float64_rows(0, self.n_gsr) if dense else None
-        self._row_sums = torch.empty(self.n_gsr, dtype=torch.float64, device=device)
-        for start, stop in row_ranges(self.n_gsr, self.n_gsr, factor=3):
-            self._row_sums[start:stop] = self._rows(start, stop).sum(dim=1)
+        # Product mode: one one-hot column per class and labelling.
+        self._n_classes = n_classes
+        self._integer = device.type in INTEGER_PRODUCT_DEVICES
+        self._n_digits = self._choose_digits() if self._integer else 0
+        per_entry = self._n_digits if self._integer else 8
+        self._blocks = row_ranges(self.n_gsr, self.n_gsr, factor=2 if self._integer else 3)
+        self._operands: list[Any] | None = None
+        if self.n_gsr**2 * per_entry <= PRODUCT_OPERAND_BYTES:
+            self._operands = [self._operand(start, stop) for start, stop in self._blocks]
 
-    def _float64_rows(self, start: int, stop: int) -> torch.Tensor:
-        """Rows start..stop of the GSR clips' block of D, float64, self-distances zeroed."""
-        block = gather_block(self.D, self.gsr_members, start, stop).to(torch.float64)
-        rows = torch.arange(stop - start, device=block.device)
-        block[rows, rows + start] = 0.0  # self is not an intra-class neighbour
-        return block
+    def _float64_rows(self, positions: torch.Tensor) -> torch.Tensor:
+        """The GSR clips' rows of D at GSR ``positions``, float64, self-distances zeroed."""
+        rows = positions if self.gsr_members is None else self.gsr_members[positions]
+        block = self.D.index_select(0, rows)
+        if self.gsr_members is not None:
+            block = block.index_select(1, self.gsr_members)
+        block = block.to(torch.float64)
+        block[torch.arange(positions.shape[0], device=block.device), positions] = 0.0
+        return block  # self is not an intra-class neighbour
 
-    def _rows(self, start: int, stop: int) -> torch.Tensor:
-        if self._float64 is not None:
-            return self._float64[start:stop]
-        return self._float64_rows(start, stop)
+    def _choose_digits(self) -> int:
+        """Digits of the integer product: the fewest whose remainders cost less than another
+        digit, judged on a sample of rows."""
+        step = max(1, self.n_gsr // SAMPLE_ROWS)
+        sample = torch.arange(0, self.n_gsr, step, device=self.D.device)
+        counts = remainder_counts(self._float64_rows(sample), range(MIN_DIGITS, MAX_DIGITS + 1))
+        scale = self.n_gsr / sample.shape[0]
+
+        def cost(n_digits: int) -> float:
+            product = n_digits * self.n_gsr**2 * self._n_classes / INT8_SPEEDUP
+            return product + counts[n_digits] * scale * PAIR_COST_IN_MULTIPLY_ADDS
+
+        return min(counts, key=cost)
+
+    def _operand(self, start: int, stop: int) -> FixedPointRows | torch.Tensor:
+        rows = self._float64_rows(torch.arange(start, stop, device=self.D.device))
+        return to_fixed_point(rows, self._n_digits) if self._integer else rows
+
+    def _block_operand(self, index: int) -> Any:
+        if self._operands is not None:
+            return self._operands[index]
+        return self._operand(*self._blocks[index])
 
     # -- batches of labellings --------------------------------------------------------------
 
@@ -248,25 +292,46 @@ class RelabellingEvaluator:
         return sums
 
     def _intra_sums_from_products(self, codes: torch.Tensor) -> torch.Tensor:
-        """Σ_j D[i, j] over same-class j for a batch (P, n_gsr) of labellings: D (float64)
-        times the one-hot matrix of every labelling's classes but the largest."""
+        """Σ_j D[i, j] over same-class j for a batch (P, n_gsr) of labellings: D times the
+        one-hot matrix of every labelling's classes, each row's own column picked."""
         batch, n = int(codes.shape[0]), self.n_gsr
         device = codes.device
-        width = self._width
-        slots = self._slot[codes]  # (P, n); −1 for the omitted class
-        listed = slots >= 0
-        columns = slots + (torch.arange(batch, device=device) * width)[:, None]
-        onehot = torch.zeros((n, batch * width), dtype=torch.float64, device=device)
-        clips = torch.arange(n, device=device).expand(batch, n)
-        onehot[clips[listed], columns[listed]] = 1.0
+        columns = codes + (torch.arange(batch, device=device) * self._n_classes)[:, None]
+        dtype = torch.int8 if self._integer else torch.float64
+        onehot = torch.zeros((n, batch * self._n_classes), dtype=dtype, device=device)
+        onehot[torch.arange(n, device=device).expand(batch, n), columns] = 1
         sums = torch.empty((batch, n), dtype=torch.float64, device=device)
-        ranges = [(0, n)] if self._float64 is not None else row_ranges(n, n, factor=3)
-        for start, stop in ranges:
-            per_class = (self._rows(start, stop) @ onehot).view(stop - start, batch, width)
-            own = per_class.gather(2, slots[:, start:stop].T.clamp(min=0)[..., None])[..., 0]
-            # The omitted class: the row sum minus the (exact) sums over all other classes.
-            rest = self._row_sums[start:stop, None] - per_class.sum(dim=2)
-            sums[:, start:stop] = torch.where(listed[:, start:stop].T, own, rest).T
+        for index, (start, stop) in enumerate(self._blocks):
+            own = columns[:, start:stop].T  # (rows, P): each row's column in each labelling
+            operand = self._block_operand(index)
+            if self._integer:
+                block = self._integer_sums(operand, onehot, codes, start, own)
+            else:
+                block = (operand @ onehot).gather(1, own)
+            sums[:, start:stop] = block.T
+        return sums
+
+    def _integer_sums(
+        self,
+        rows: FixedPointRows,
+        onehot: torch.Tensor,
+        codes: torch.Tensor,
+        start: int,
+        own: torch.Tensor,
+    ) -> torch.Tensor:
+        """The block of rows from ``start``: (rows, P) exact same-class sums from the digits'
+        int8 products and the remainders (see :mod:`audiobench.metrics.fixed_point`)."""
+        n_digits, n_rows = rows.n_digits, int(rows.exponents.shape[0])
+        products = selected_digit_sums(rows, onehot)  # (K, rows, P·C)
+        digits = products.gather(2, own.expand(n_digits, -1, -1))
+        # The products saw the digits minus 128: add 128 per clip of the row's class back.
+        sizes = self.gsr_sizes[codes[:, start : start + n_rows].T]
+        sums = combine_digits(digits, sizes, rows.exponents)
+        if rows.remainder_rows.numel():
+            at, to = rows.remainder_rows, rows.remainder_columns
+            same = codes[:, start + at] == codes[:, to]  # (P, remainders)
+            values = torch.where(same, rows.remainder_values, 0.0)
+            sums.index_add_(0, at, values.T)
         return sums
 
     def _nearest_other(self, codes: torch.Tensor) -> torch.Tensor:
@@ -310,7 +375,7 @@ class RelabellingEvaluator:
     # -- null distributions -----------------------------------------------------------------
 
     def _product_batch(self) -> int:
-        width = self.n_gsr * max(1, self._width) * 8
+        width = self.n_gsr * self._n_classes * (1 if self._integer else 8)
         return max(1, min(MAX_PRODUCT_BATCH, PRODUCT_BATCH_BYTES // width))
 
     def null_values(

@@ -54,7 +54,11 @@ def _cases():
     with_gaps[1][3] = "singleton"
     tied = random_case(rng, 60, 6, ties=True)
     few = random_case(rng, 64, 2)  # two big classes: matrix-product mode
-    return {"many": many, "with_gaps": with_gaps, "tied": tied, "few": few}
+    # Near-duplicates: distances far below their rows' largest leave fixed-point remainders.
+    near = random_case(rng, 64, 3)
+    for a, b, distance in [(0, 1, 3.1e-5), (2, 3, 1.23456e-6), (4, 9, 7e-9), (5, 6, 0.0)]:
+        near[0][a, b] = near[0][b, a] = distance
+    return {"many": many, "with_gaps": with_gaps, "tied": tied, "few": few, "near": near}
 
 
 def test_cost_model_picks_the_avg_id_method() -> None:
@@ -63,17 +67,21 @@ def test_cost_model_picks_the_avg_id_method() -> None:
     assert not _engine(*cases["few"])[0].uses_pairs
 
 
-@pytest.mark.parametrize("case", ["many", "with_gaps", "tied", "few"])
+@pytest.mark.parametrize("case", ["many", "with_gaps", "tied", "few", "near"])
 @pytest.mark.parametrize("list_length", [2, 32])
-@pytest.mark.parametrize("mode", ["pairs", "products"])
+@pytest.mark.parametrize("mode", ["pairs", "products", "float64 products"])
 def test_fast_path_equals_recomputation(
     case: str, list_length: int, mode: str, small_blocks: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Force either AvgID method regardless of the cost model.
+    # Force either AvgID method regardless of the cost model, and either product.
     monkeypatch.setattr(relabelling, "PAIR_COST_IN_MULTIPLY_ADDS", 0.0 if mode == "pairs" else 1e12)
+    if mode == "float64 products":
+        monkeypatch.setattr(relabelling, "INTEGER_PRODUCT_DEVICES", ())
     D, labels = _cases()[case]
     engine, matrix, codes, positions = _engine(D, labels, list_length=list_length)
     assert engine.uses_pairs == (mode == "pairs")
+    if mode == "products" and case == "near":
+        assert any(rows.remainder_values.numel() for rows in engine._operands)
     n_gsr = positions.shape[0]
     for index in range(4):
         # P@k under the permuted labels, exactly (integer hit counts).

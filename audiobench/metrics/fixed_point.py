@@ -1,0 +1,118 @@
+"""Exact sums of non-negative matrix rows over 0/1 column selections, as int8 matrix products.
+
+A float64 matrix product ``B @ Y`` with a 0/1 matrix ``Y`` sums chosen entries of each row of B
+exactly (B holding float32 values), but costs a float64 multiply-add per entry and column of Y.
+An int8 product with int32 accumulation is exact and about eight times faster. This module
+writes each row of B in fixed point relative to its largest entry,
+
+    B[i, j] = Σ_k q_k[i, j] · 2^(E_i − 8k) + r[i, j],   k = 1 … K,
+
+with 8-bit digits q_k ∈ [0, 255] (stored as ``q − 128`` in int8), ``B[i, :] < 2^E_i``, and a
+remainder r holding the bits below the K-th digit: zero for every entry within a factor of
+about 2^(8K − 24) of the row's largest, so a sparse set for K ≥ 4. Row sums over a selection
+are then K exact integer products plus the selected remainders, combined in float64; every
+partial sum of these non-negative parts lies between their smallest bit and the exact total,
+so the result is the exact total whenever float64 can hold it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+#: Bits per digit.
+DIGIT_BITS: int = 8
+#: Offset that maps a digit 0…255 to int8.
+DIGIT_OFFSET: int = 1 << (DIGIT_BITS - 1)
+#: Fixed-point digits are cut from an int64, so at most seven fit.
+MAX_DIGITS: int = 7
+
+
+@dataclass(frozen=True)
+class FixedPointRows:
+    """Rows of a non-negative matrix in fixed point (see the module docstring).
+
+    Attributes
+    ----------
+    digits:
+        (K, rows, n) int8, ``q_k − 128``, most significant first.
+    exponents:
+        (rows,) int64 E_i: every entry of row i is below 2^E_i.
+    remainder_rows, remainder_columns, remainder_values:
+        The non-zero remainders r[i, j] (float64), row-major.
+    """
+
+    digits: torch.Tensor
+    exponents: torch.Tensor
+    remainder_rows: torch.Tensor
+    remainder_columns: torch.Tensor
+    remainder_values: torch.Tensor
+
+    @property
+    def n_digits(self) -> int:
+        return int(self.digits.shape[0])
+
+
+def _scaled(block: torch.Tensor, n_digits: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``block`` (float64) times 2^(8K − E_i) per row, and the exponents E_i."""
+    if n_digits < 1 or n_digits > MAX_DIGITS:
+        raise ValueError(f"n_digits must be within 1..{MAX_DIGITS}, got {n_digits}")
+    if block.numel() and float(block.min()) < 0.0:
+        raise ValueError("fixed-point rows need non-negative entries")
+    _, exponents = torch.frexp(block.amax(dim=1))  # max < 2**E (E = 0 for a row of zeros)
+    exponents = exponents.to(torch.int64)
+    # Multiplying by a power of two is exact: the scaled values are the entries' own bits.
+    return torch.ldexp(block, (DIGIT_BITS * n_digits - exponents)[:, None]), exponents
+
+
+def remainder_counts(block: torch.Tensor, candidates: range) -> dict[int, int]:
+    """How many entries of ``block`` (float64, non-negative) leave a non-zero remainder with K
+    digits, for each K in ``candidates``; chooses K by cost."""
+    counts = {}
+    for n_digits in candidates:
+        scaled, _ = _scaled(block, n_digits)
+        counts[n_digits] = int(torch.count_nonzero(scaled != torch.trunc(scaled)))
+    return counts
+
+
+def to_fixed_point(block: torch.Tensor, n_digits: int) -> FixedPointRows:
+    """Write the rows of ``block`` (float64, non-negative, finite) with ``n_digits`` digits."""
+    scaled, exponents = _scaled(block, n_digits)
+    whole = torch.trunc(scaled)
+    fraction = scaled - whole  # exact: the bits below the last digit
+    rows, columns = torch.nonzero(fraction, as_tuple=True)
+    values = torch.ldexp(fraction[rows, columns], exponents[rows] - DIGIT_BITS * n_digits)
+    # Scaled entries are below 2^(8K) ≤ 2^56, so the integer part is exact in int64, and its
+    # little-endian bytes are the digits, least significant first.
+    as_bytes = whole.to(torch.int64).view(torch.uint8).view(*block.shape, 8)
+    digits = as_bytes[..., :n_digits].flip(-1).permute(2, 0, 1)
+    # q − 128 in int8 is q with its top bit flipped, read as signed.
+    signed = (digits ^ DIGIT_OFFSET).contiguous().view(torch.int8)
+    return FixedPointRows(signed, exponents, rows, columns, values)
+
+
+def selected_digit_sums(rows: FixedPointRows, selection: torch.Tensor) -> torch.Tensor:
+    """(K, rows, m) int32: Σ_j (q_k[i, j] − 128) · selection[j, c] for a (n, m) 0/1 int8
+    ``selection`` (exact: at most 128·n in magnitude)."""
+    k, n_rows, n = rows.digits.shape
+    products = torch._int_mm(rows.digits.view(k * n_rows, n), selection)
+    return products.view(k, n_rows, -1)
+
+
+def combine_digits(
+    products: torch.Tensor, counts: torch.Tensor, exponents: torch.Tensor
+) -> torch.Tensor:
+    """The float64 sums Σ_k (products[k] + 128·counts) · 2^(E_i − 8k) of (K, rows, m) digit
+    products (:func:`selected_digit_sums`, or entries picked from them) over selections of
+    ``counts`` (rows, m) entries each, for rows with exponents ``exponents`` (rows,).
+
+    Every term is an exact integer times a power of two and all are non-negative, so the sum is
+    exact whenever float64 can hold the total.
+    """
+    n_digits = int(products.shape[0])
+    scales = exponents[None, :, None] - DIGIT_BITS * torch.arange(
+        1, n_digits + 1, device=products.device
+    ).view(-1, 1, 1)
+    terms = products.to(torch.float64).add_(DIGIT_OFFSET * counts)
+    return torch.ldexp(terms, scales).sum(dim=0)
