@@ -27,6 +27,8 @@ DIGIT_BITS: int = 8
 DIGIT_OFFSET: int = 1 << (DIGIT_BITS - 1)
 #: Fixed-point digits are cut from an int64, so at most seven fit.
 MAX_DIGITS: int = 7
+#: 0x8080…80 as a signed int64: the top bit of every byte.
+_FLIP_EVERY_BYTE: int = int.from_bytes(b"\x80" * 8, "little", signed=True)
 
 
 @dataclass(frozen=True)
@@ -55,20 +57,26 @@ class FixedPointRows:
 
 
 def _scaled(block: torch.Tensor, n_digits: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """``block`` (float64) times 2^(8K − E_i) per row, and the exponents E_i."""
+    """``block`` times 2^(8K − E_i) per row, in its own dtype, and the exponents E_i."""
     if n_digits < 1 or n_digits > MAX_DIGITS:
         raise ValueError(f"n_digits must be within 1..{MAX_DIGITS}, got {n_digits}")
-    if block.numel() and float(block.min()) < 0.0:
+    if not block.is_floating_point():
+        raise TypeError(f"fixed-point rows need floating-point entries, got {block.dtype}")
+    if block.numel() == 0:
+        return block.clone(), torch.zeros(block.shape[0], dtype=torch.int64, device=block.device)
+    smallest, _ = torch.aminmax(block)
+    if float(smallest) < 0.0:
         raise ValueError("fixed-point rows need non-negative entries")
     _, exponents = torch.frexp(block.amax(dim=1))  # max < 2**E (E = 0 for a row of zeros)
     exponents = exponents.to(torch.int64)
-    # Multiplying by a power of two is exact: the scaled values are the entries' own bits.
+    # Multiplying by a power of two is exact (the scaled values stay below 2^(8K) ≤ 2^56, far
+    # from overflow in float32), so the scaled values are the entries' own bits.
     return torch.ldexp(block, (DIGIT_BITS * n_digits - exponents)[:, None]), exponents
 
 
 def remainder_counts(block: torch.Tensor, candidates: range) -> dict[int, int]:
-    """How many entries of ``block`` (float64, non-negative) leave a non-zero remainder with K
-    digits, for each K in ``candidates``; chooses K by cost."""
+    """How many entries of ``block`` (non-negative) leave a non-zero remainder with K digits,
+    for each K in ``candidates``; chooses K by cost."""
     counts = {}
     for n_digits in candidates:
         scaled, _ = _scaled(block, n_digits)
@@ -77,19 +85,23 @@ def remainder_counts(block: torch.Tensor, candidates: range) -> dict[int, int]:
 
 
 def to_fixed_point(block: torch.Tensor, n_digits: int) -> FixedPointRows:
-    """Write the rows of ``block`` (float64, non-negative, finite) with ``n_digits`` digits."""
+    """Write the rows of ``block`` (float32 or float64, non-negative, finite) with
+    ``n_digits`` digits."""
     scaled, exponents = _scaled(block, n_digits)
     whole = torch.trunc(scaled)
-    fraction = scaled - whole  # exact: the bits below the last digit
+    fraction = scaled.sub_(whole)  # exact: the bits below the last digit
     rows, columns = torch.nonzero(fraction, as_tuple=True)
-    values = torch.ldexp(fraction[rows, columns], exponents[rows] - DIGIT_BITS * n_digits)
-    # Scaled entries are below 2^(8K) ≤ 2^56, so the integer part is exact in int64, and its
-    # little-endian bytes are the digits, least significant first.
-    as_bytes = whole.to(torch.int64).view(torch.uint8).view(*block.shape, 8)
-    digits = as_bytes[..., :n_digits].flip(-1).permute(2, 0, 1)
-    # q − 128 in int8 is q with its top bit flipped, read as signed.
-    signed = (digits ^ DIGIT_OFFSET).contiguous().view(torch.int8)
-    return FixedPointRows(signed, exponents, rows, columns, values)
+    values = torch.ldexp(
+        fraction[rows, columns].to(torch.float64), exponents[rows] - DIGIT_BITS * n_digits
+    )
+    # The integer part is exact in int64. Flipping the top bit of every byte turns each digit
+    # q into q − 128 read as a signed byte; the little-endian bytes come least significant first.
+    flipped = whole.to(torch.int64).bitwise_xor_(_FLIP_EVERY_BYTE)
+    as_bytes = flipped.view(torch.int8).view(*block.shape, 8)
+    digits = torch.empty((n_digits, *block.shape), dtype=torch.int8, device=block.device)
+    for k in range(n_digits):
+        digits[k] = as_bytes[..., n_digits - 1 - k]
+    return FixedPointRows(digits, exponents, rows, columns, values)
 
 
 def selected_digit_sums(rows: FixedPointRows, selection: torch.Tensor) -> torch.Tensor:

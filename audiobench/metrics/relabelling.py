@@ -206,13 +206,15 @@ class RelabellingEvaluator:
         if self.n_gsr**2 * per_entry <= PRODUCT_OPERAND_BYTES:
             self._operands = [self._operand(start, stop) for start, stop in self._blocks]
 
-    def _float64_rows(self, positions: torch.Tensor) -> torch.Tensor:
-        """The GSR clips' rows of D at GSR ``positions``, float64, self-distances zeroed."""
+    def _gsr_rows(self, positions: torch.Tensor) -> torch.Tensor:
+        """A copy of the GSR clips' rows of D at GSR ``positions``, self-distances zeroed,
+        float64 for the float64 product (D's own dtype for the integer one)."""
         rows = positions if self.gsr_members is None else self.gsr_members[positions]
         block = self.D.index_select(0, rows)
         if self.gsr_members is not None:
             block = block.index_select(1, self.gsr_members)
-        block = block.to(torch.float64)
+        if not self._integer:
+            block = block.to(torch.float64)
         block[torch.arange(positions.shape[0], device=block.device), positions] = 0.0
         return block  # self is not an intra-class neighbour
 
@@ -221,7 +223,7 @@ class RelabellingEvaluator:
         digit, judged on a sample of rows."""
         step = max(1, self.n_gsr // SAMPLE_ROWS)
         sample = torch.arange(0, self.n_gsr, step, device=self.D.device)
-        counts = remainder_counts(self._float64_rows(sample), range(MIN_DIGITS, MAX_DIGITS + 1))
+        counts = remainder_counts(self._gsr_rows(sample), range(MIN_DIGITS, MAX_DIGITS + 1))
         scale = self.n_gsr / sample.shape[0]
 
         def cost(n_digits: int) -> float:
@@ -231,7 +233,7 @@ class RelabellingEvaluator:
         return min(counts, key=cost)
 
     def _operand(self, start: int, stop: int) -> FixedPointRows | torch.Tensor:
-        rows = self._float64_rows(torch.arange(start, stop, device=self.D.device))
+        rows = self._gsr_rows(torch.arange(start, stop, device=self.D.device))
         return to_fixed_point(rows, self._n_digits) if self._integer else rows
 
     def _block_operand(self, index: int) -> Any:
