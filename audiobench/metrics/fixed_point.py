@@ -119,12 +119,18 @@ def combine_digits(
     products (:func:`selected_digit_sums`, or entries picked from them) over selections of
     ``counts`` (rows, m) entries each, for rows with exponents ``exponents`` (rows,).
 
-    Every term is an exact integer times a power of two and all are non-negative, so the sum is
-    exact whenever float64 can hold the total.
+    The digits are combined as one integer (Horner's scheme in int64) and converted once:
+    exact whenever float64 can hold the total, correctly rounded otherwise.
     """
     n_digits = int(products.shape[0])
-    scales = exponents[None, :, None] - DIGIT_BITS * torch.arange(
-        1, n_digits + 1, device=products.device
-    ).view(-1, 1, 1)
-    terms = products.to(torch.float64).add_(DIGIT_OFFSET * counts)
-    return torch.ldexp(terms, scales).sum(dim=0)
+    largest = int(counts.max()) if counts.numel() else 0
+    if DIGIT_BITS * n_digits + max(largest, 1).bit_length() > 63:
+        raise ValueError(f"{n_digits} digits over {largest} entries overflow int64")
+    whole = products[0].to(torch.int64)
+    for k in range(1, n_digits):
+        whole = whole.bitwise_left_shift_(DIGIT_BITS).add_(products[k])
+    # The offset 128 of every digit: 128 · count · (1 + 2^8 + … + 2^(8(K−1))).
+    offset = sum(DIGIT_OFFSET << (DIGIT_BITS * k) for k in range(n_digits))
+    whole.add_(counts * offset)
+    scales = (exponents - DIGIT_BITS * n_digits).view(-1, *([1] * (whole.ndim - 1)))
+    return torch.ldexp(whole.to(torch.float64), scales)

@@ -70,6 +70,7 @@ import torch
 
 from audiobench.metrics.blocks import row_ranges
 from audiobench.metrics.fixed_point import (
+    DIGIT_BITS,
     FixedPointRows,
     combine_digits,
     remainder_counts,
@@ -223,7 +224,11 @@ class RelabellingEvaluator:
         digit, judged on a sample of rows."""
         step = max(1, self.n_gsr // SAMPLE_ROWS)
         sample = torch.arange(0, self.n_gsr, step, device=self.D.device)
-        counts = remainder_counts(self._gsr_rows(sample), range(MIN_DIGITS, MAX_DIGITS + 1))
+        # Their integer combination must fit int64 (see combine_digits).
+        most = min(MAX_DIGITS, (63 - self.n_gsr.bit_length()) // DIGIT_BITS)
+        counts = remainder_counts(
+            self._gsr_rows(sample), range(MIN_DIGITS, max(most, MIN_DIGITS) + 1)
+        )
         scale = self.n_gsr / sample.shape[0]
 
         def cost(n_digits: int) -> float:
