@@ -109,6 +109,9 @@ WORK_CHUNK: int = 16
 #: Size of the float64 one-hot matrix of one batch of labellings in product mode. Wider
 #: batches amortise the float64 conversion of D's row blocks over more labellings.
 PRODUCT_BATCH_BYTES: int = 1 << 26
+#: Size of the one-hot matrix of the labellings whose AvgID sums one pass over D computes, when
+#: the product's operand is rebuilt for every pass (N = 17,041: about 790 labellings a pass).
+PRODUCT_PASS_BYTES: int = 1 << 27
 #: At most this many labellings per product batch (the per-batch NID and P@k temporaries grow
 #: with it).
 MAX_PRODUCT_BATCH: int = 256
@@ -257,25 +260,35 @@ class RelabellingEvaluator:
             raise ValueError("this evaluator was built without P@k labels")
         return neighbour_hits(self._nearest_k, self.precision_codes[permutation], self.ks)
 
-    def gsr_scores(self, permutations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def gsr_scores(
+        self, permutations: torch.Tensor, intra_sums: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Per-clip ``s_i`` (float64) and evaluated mask under ``gsr_codes[σ]``.
 
         ``permutations`` is one permutation (n_gsr,) or a batch (P, n_gsr); the outputs have
-        the same shape.
+        the same shape. ``intra_sums`` (P, n_gsr), when given, are :meth:`intra_sums` of the
+        batch computed beforehand.
         """
         if self.gsr_codes is None:
             raise ValueError("this evaluator was built without GSR labels")
         batch = permutations if permutations.ndim == 2 else permutations[None]
         codes = self.gsr_codes[batch]
-        if self.uses_pairs:
-            intra_sums = torch.stack([self._intra_sums_from_pairs(p) for p in batch])
-        else:
-            intra_sums = self._intra_sums_from_products(codes)
+        if intra_sums is None:
+            intra_sums = self.intra_sums(batch)
         avg_intra = intra_sums / (self.gsr_sizes[codes] - 1).to(torch.float64)
         scores, evaluated = separation_scores(avg_intra, self._nearest_other(codes))
         if permutations.ndim == 1:
             return scores[0], evaluated[0]
         return scores, evaluated
+
+    def intra_sums(self, permutations: torch.Tensor) -> torch.Tensor:
+        """(P, n_gsr) float64: Σ_j D[i, j] over the clips j sharing clip i's label under each
+        labelling ``gsr_codes[σ]`` of the batch ``permutations`` (P, n_gsr)."""
+        if self.gsr_codes is None:
+            raise ValueError("this evaluator was built without GSR labels")
+        if self.uses_pairs:
+            return torch.stack([self._intra_sums_from_pairs(p) for p in permutations])
+        return self._intra_sums_from_products(self.gsr_codes[permutations])
 
     def _intra_sums_from_pairs(self, permutation: torch.Tensor) -> torch.Tensor:
         """Σ_j D[i, j] over same-class j, via the observed pairs mapped through σ⁻¹."""
@@ -381,6 +394,14 @@ class RelabellingEvaluator:
 
     # -- null distributions -----------------------------------------------------------------
 
+    def _product_pass(self) -> int:
+        """Labellings whose AvgID sums one pass over D computes: the batch when the product's
+        operand is kept, else as many as :data:`PRODUCT_PASS_BYTES` of one-hot columns hold."""
+        if self._operands is not None:
+            return self._product_batch()
+        width = self.n_gsr * self._n_classes * (1 if self._integer else 8)
+        return max(self._product_batch(), PRODUCT_PASS_BYTES // width)
+
     def _product_batch(self) -> int:
         width = self.n_gsr * self._n_classes * (1 if self._integer else 8)
         return max(1, min(MAX_PRODUCT_BATCH, PRODUCT_BATCH_BYTES // width))
@@ -404,12 +425,18 @@ class RelabellingEvaluator:
         values = {name: np.empty(count, dtype=np.float64) for name in names}
         device = self.D.device
 
-        def evaluate(indices: range, single_threaded: bool) -> None:
+        def evaluate(
+            indices: range,
+            single_threaded: bool,
+            drawn: list[tuple[np.ndarray | None, np.ndarray | None]] | None = None,
+            intra_sums: torch.Tensor | None = None,
+        ) -> None:
             if single_threaded:
                 # OpenMP's thread count is per thread, so this mostly affects this worker; the
                 # caller restores torch's setting afterwards in case anything global changed.
                 torch.set_num_threads(1)
-            drawn = [permutations(index) for index in indices]
+            if drawn is None:
+                drawn = [permutations(index) for index in indices]
             window = slice(indices.start, indices.stop)
             if self.precision_codes is not None:
                 stacked = np.stack([pair[0] for pair in drawn])  # type: ignore[misc]
@@ -419,7 +446,9 @@ class RelabellingEvaluator:
                     values[f"p@{k}"][window] = totals / (self.n * k)
             if self.gsr_codes is not None:
                 stacked = np.stack([pair[1] for pair in drawn])  # type: ignore[misc]
-                scores, evaluated = self.gsr_scores(torch.from_numpy(stacked).to(device))
+                scores, evaluated = self.gsr_scores(
+                    torch.from_numpy(stacked).to(device), intra_sums
+                )
                 raw, _ = mean_separation(scores, evaluated)
                 values["gsr"][window] = ((raw + 1.0) / 2.0).cpu().numpy()
 
@@ -438,8 +467,19 @@ class RelabellingEvaluator:
             finally:
                 torch.set_num_threads(before)
             return values
-        for chunk in chunks:
-            evaluate(chunk, False)
-            if advance is not None:
-                advance(len(chunk))
+        # Product mode: one pass over D computes the AvgID sums of many labellings at once (its
+        # integer digits are rebuilt once per pass when they are not kept).
+        passes = max(1, self._product_pass() // size) if not self.uses_pairs else 1
+        for first in range(0, len(chunks), passes):
+            group = chunks[first : first + passes]
+            drawn = [permutations(index) for index in range(group[0].start, group[-1].stop)]
+            sums = None
+            if self.gsr_codes is not None and passes > 1:
+                stacked = np.stack([pair[1] for pair in drawn])  # type: ignore[misc]
+                sums = self.intra_sums(torch.from_numpy(stacked).to(device))
+            for chunk in group:
+                window = slice(chunk.start - group[0].start, chunk.stop - group[0].start)
+                evaluate(chunk, False, drawn[window], None if sums is None else sums[window])
+                if advance is not None:
+                    advance(len(chunk))
         return values

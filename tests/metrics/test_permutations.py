@@ -113,9 +113,21 @@ def test_short_lists_use_the_exact_fallback_and_agree() -> None:
     assert float((raw[0] + 1) / 2) == pytest.approx(gsr(matrix, y.tolist()), abs=1e-12)
 
 
-def test_null_values_match_one_by_one_evaluation() -> None:
+@pytest.mark.parametrize("mode", ["pairs", "products", "product passes"])
+def test_null_values_match_one_by_one_evaluation(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(relabelling, "PAIR_COST_IN_MULTIPLY_ADDS", 0.0 if mode == "pairs" else 1e12)
+    if mode == "product passes":
+        # The digits are rebuilt for every pass over D; each pass covers several batches.
+        monkeypatch.setattr(relabelling, "PRODUCT_OPERAND_BYTES", 0)
+        monkeypatch.setattr(relabelling, "MAX_PRODUCT_BATCH", 4)
+        monkeypatch.setattr(relabelling, "PRODUCT_PASS_BYTES", 70 * 8 * 11)
     D, labels = _cases()["with_gaps"]
     engine, _, codes, positions = _engine(D, labels)
+    assert engine.uses_pairs == (mode == "pairs")
+    if mode == "product passes":
+        assert engine._product_pass() > engine._product_batch()
 
     def permutations(index: int):
         return label_permutation(codes.shape[0], 3, 0, index), label_permutation(
