@@ -107,11 +107,12 @@ SAMPLE_ROWS: int = 256
 #: Labellings handed to a worker at a time in pair mode.
 WORK_CHUNK: int = 16
 #: Size of the float64 one-hot matrix of one batch of labellings in product mode. Wider
-#: batches amortise the float64 conversion of D's row blocks over more labellings.
+#: batches amortise each pass over the product's operand over more labellings.
 PRODUCT_BATCH_BYTES: int = 1 << 26
 #: Size of the one-hot matrix of the labellings whose AvgID sums one pass over D computes, when
-#: the product's operand is rebuilt for every pass (N = 17,041: about 790 labellings a pass).
-PRODUCT_PASS_BYTES: int = 1 << 27
+#: the product's operand is rebuilt for every pass (N = 17,041: about 390 labellings a pass;
+#: the pass's label tables and sums grow with it).
+PRODUCT_PASS_BYTES: int = 1 << 26
 #: At most this many labellings per product batch (the per-batch NID and P@k temporaries grow
 #: with it).
 MAX_PRODUCT_BATCH: int = 256
@@ -318,8 +319,10 @@ class RelabellingEvaluator:
         device = codes.device
         columns = codes + (torch.arange(batch, device=device) * self._n_classes)[:, None]
         dtype = torch.int8 if self._integer else torch.float64
-        onehot = torch.zeros((n, batch * self._n_classes), dtype=dtype, device=device)
-        onehot[torch.arange(n, device=device).expand(batch, n), columns] = 1
+        # Built column-major (a column's clips contiguous), which the int8 product reads faster.
+        onehot_t = torch.zeros((batch * self._n_classes, n), dtype=dtype, device=device)
+        onehot_t[columns, torch.arange(n, device=device).expand(batch, n)] = 1
+        onehot = onehot_t.T
         sums = torch.empty((batch, n), dtype=torch.float64, device=device)
         for index, (start, stop) in enumerate(self._blocks):
             own = columns[:, start:stop].T  # (rows, P): each row's column in each labelling
