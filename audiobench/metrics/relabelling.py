@@ -120,6 +120,8 @@ MAX_PRODUCT_BATCH: int = 256
 #: takes at most this many bytes (N ≤ 8,192 with four digits); larger matrices are converted
 #: row block by row block for every batch.
 PRODUCT_OPERAND_BYTES: int = 1 << 28
+#: Neighbour-list columns the NID walk tests one at a time before testing the rest at once.
+SINGLE_STEPS: int = 3
 #: Entries of the (pending pairs × L) label table tested at once by the NID walk.
 WALK_ELEMENTS: int = 1 << 22
 
@@ -368,16 +370,26 @@ class RelabellingEvaluator:
         nearest = torch.where(resolved, self._first_distance.expand(batch, n), torch.nan)
         pending = torch.nonzero(~resolved)
         length = int(neighbours.shape[1])
-        if pending.shape[0] and length > 1:
-            # The rest of each unresolved list at once: its first entry of another class.
+        first = 1
+        # Column by column while the unresolved shrink fast (with few large classes, most are
+        # resolved by their second or third neighbour) ...
+        while pending.shape[0] and first < min(length, SINGLE_STEPS + 1):
+            which, clips = pending.unbind(1)
+            labels = padded[which, neighbours[clips, first]]
+            other = (labels != codes[which, clips]) & (labels >= 0)
+            nearest[which[other], clips[other]] = distances[clips[other], first]
+            pending = pending[~other]
+            first += 1
+        if pending.shape[0] and first < length:
+            # ... then the rest of each unresolved list at once: its first entry of another class.
             unresolved = []
-            step = max(1, WALK_ELEMENTS // length)
+            step = max(1, WALK_ELEMENTS // (length - first))
             for start in range(0, int(pending.shape[0]), step):
                 which, clips = pending[start : start + step].unbind(1)
-                labels = padded[which[:, None], neighbours[clips, 1:]]
+                labels = padded[which[:, None], neighbours[clips, first:]]
                 other = (labels != codes[which, clips][:, None]) & (labels >= 0)
                 hit = other.any(dim=1)
-                column = other.to(torch.uint8).argmax(dim=1) + 1  # the first "other" entry
+                column = other.to(torch.uint8).argmax(dim=1) + first  # the first "other" entry
                 nearest[which[hit], clips[hit]] = distances[clips[hit], column[hit]]
                 unresolved.append(pending[start : start + step][~hit])
             pending = torch.cat(unresolved)
