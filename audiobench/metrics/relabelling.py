@@ -18,9 +18,9 @@ P@k under a batch of labellings
 
 GSR's NID under a batch of labellings
     The nearest clip of another class is the first entry of the clip's sorted neighbour list
-    whose permuted label differs. Column 0 is tested for every (labelling, clip); only the
-    pairs it leaves unresolved (about |c|/N of them under shuffled labels) have their whole
-    list tested at once. A clip whose L nearest all share its label (possible only if its
+    whose permuted label differs. Column 0 is tested for every (labelling, clip); the pairs it
+    leaves unresolved (about |c|/N of them under shuffled labels) are tested on the next few
+    columns one at a time, and those still unresolved on the rest of their list at once. A clip whose L nearest all share its label (possible only if its
     class has more than L clips) falls back to an exact masked minimum over its row of D: rare
     under shuffled labels, and at most one pass over D for the observed labelling.
 
@@ -42,11 +42,14 @@ GSR's AvgID under a labelling: two exact methods, chosen by a cost model
 
     On the CPU the product is an exact integer one. Each row i of D is written in fixed point
     relative to its largest entry, D[i, j] = Σ_k q_k[i, j]·2^(E_i − 8k) + r[i, j] with 8-bit
-    digits q_k (K = 4 or more slices) and a remainder r that is zero except for entries far
-    below the row's largest (near-duplicates). Each slice's product with the 0/1 one-hot matrix
-    is an int8 matrix product with int32 accumulation, which is exact and about eight times
-    faster than a float64 product; the few non-zero remainders are added pair by pair. On
-    other devices the product is a float64 one.
+    digits q_k (K = 4 or more, chosen by cost on a sample of rows) and a remainder r that is
+    zero except for entries far below the row's largest (near-duplicates); see
+    :mod:`audiobench.metrics.fixed_point`. Each digit's product with the 0/1 one-hot matrix is
+    an int8 matrix product with int32 accumulation, exact and about eight times faster than a
+    float64 one, so K = 4 digits cost half a float64 product; the few non-zero remainders are
+    added pair by pair. The digits (K bytes per entry) are kept when they fit
+    :data:`PRODUCT_OPERAND_BYTES`, else rebuilt once per pass over many labellings. On other
+    devices the product is a float64 one.
 
 Exactness. Every step yields what the from-scratch definition yields for the same labelling:
 the same neighbours in the same order, the same entries of D, float64 accumulation. D is
@@ -54,7 +57,7 @@ float32, and float32 values (24-bit significands) sum exactly in float64's 53 bi
 entries summed span a range of magnitudes beyond about 2²⁹ / N; then every order of summation
 gives the same exact sum and the results are bit-identical to :func:`gsr` (the tests check
 bit-identity). The integer product keeps this: its digits and remainders are D's own bits,
-their per-slice sums are exact integers, and every partial sum of the non-negative parts lies
+their per-digit sums are exact integers, and every partial sum of the non-negative parts lies
 between their smallest bit and the exact total, so it is exact in float64 whenever the total
 is. (A float32 product, rounding each sum to about 7 digits, would not be.)
 """
