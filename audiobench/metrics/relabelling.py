@@ -20,9 +20,10 @@ GSR's NID under a batch of labellings
     The nearest clip of another class is the first entry of the clip's sorted neighbour list
     whose permuted label differs. Column 0 is tested for every (labelling, clip); the pairs it
     leaves unresolved (about |c|/N of them under shuffled labels) are tested on the next few
-    columns one at a time, and those still unresolved on the rest of their list at once. A clip whose L nearest all share its label (possible only if its
-    class has more than L clips) falls back to an exact masked minimum over its row of D: rare
-    under shuffled labels, and at most one pass over D for the observed labelling.
+    columns one at a time, and those still unresolved on the rest of their list at once. A
+    clip whose L nearest all share its label (possible only if its class has more than L
+    clips) falls back to an exact masked minimum over its row of D: rare under shuffled
+    labels, and at most one pass over D for the observed labelling.
 
 GSR's AvgID under a labelling: two exact methods, chosen by a cost model
     It needs S_i = Σ D[i, j] over the clips j sharing i's permuted label.
