@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -23,7 +24,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from audiobench.pooling import Pooling
 
@@ -34,6 +35,7 @@ __all__ = [
     "Modality",
     "ModelMeta",
     "OutputKind",
+    "PatchGrid",
     "check_device",
 ]
 
@@ -98,6 +100,70 @@ class Modality(StrEnum):
     TEXT = "text"
 
 
+class PatchGrid(BaseModel):
+    """Sequence outputs that are a 2-D grid of patches over a spectrogram padded in time.
+
+    The patches (after the model's ``n_prefix_tokens``) are ``rows`` frequency rows of
+    ``columns`` time columns each, frequency-major: patch ``(row, column)`` is token
+    ``n_prefix_tokens + row × columns + column``. Column ``c`` reads the input frames
+    ``[c × column_stride, c × column_stride + patch_frames)`` of a window of ``window_frames``
+    frames, which the model fills from the start of the clip and pads after it. Input frames
+    are whole analysis frames: ``frame_rate`` per second, each reading ``frame_length`` seconds
+    (kaldi-style, no edge padding), so a clip of ``s`` seconds fills
+    ``1 + floor((s − frame_length) × frame_rate)`` of them (:meth:`valid_frames`). A column
+    that starts at or past that count holds only padding, and token-level probes leave its
+    patches out (:meth:`valid_columns`).
+
+    AST (AudioSet checkpoints): 128 mel bands and 1,024 frames at 100 per second (25 ms
+    frames), 16 × 16 patches every 10 bands and 10 frames: 12 rows of 101 columns.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rows: int = Field(gt=0, description="Frequency rows of patches.")
+    columns: int = Field(gt=0, description="Time columns of patches.")
+    column_stride: int = Field(gt=0, description="Input frames from one column to the next.")
+    patch_frames: int = Field(gt=0, description="Input frames one column reads.")
+    window_frames: int = Field(
+        gt=0, description="Input frames of the padded window (AST: max_length)."
+    )
+    frame_rate: float = Field(gt=0, description="Input frames per second of audio.")
+    frame_length: float = Field(ge=0, description="Seconds of audio one input frame reads.")
+
+    @model_validator(mode="after")
+    def _columns_fit_the_window(self) -> PatchGrid:
+        last = (self.columns - 1) * self.column_stride + self.patch_frames
+        if last > self.window_frames:
+            raise ValueError(
+                f"{self.columns} columns of {self.patch_frames} frames every "
+                f"{self.column_stride} read {last} frames, more than the window's "
+                f"{self.window_frames}"
+            )
+        return self
+
+    @property
+    def n_patches(self) -> int:
+        """Tokens of the grid: ``rows × columns``."""
+        return self.rows * self.columns
+
+    def valid_frames(self, seconds: float) -> int:
+        """Input frames holding audio of a ``seconds``-long clip, at most the window's.
+
+        ``1 + floor((seconds − frame_length) × frame_rate)``, at least 1 (a clip shorter than one
+        frame is padded to one by the encoder); a hair below an integer counts as that integer.
+        """
+        if not seconds >= 0:
+            raise ValueError(f"need seconds >= 0, got {seconds}")
+        whole = math.floor((seconds - self.frame_length) * self.frame_rate + 1e-6)
+        return min(self.window_frames, max(1, 1 + whole))
+
+    def valid_columns(self, n_frames: int) -> int:
+        """Columns that start before input frame ``n_frames`` (the rest read only padding)."""
+        if n_frames < 1:
+            raise ValueError(f"need n_frames >= 1, got {n_frames}")
+        return min(self.columns, -(-n_frames // self.column_stride))
+
+
 class ModelMeta(BaseModel):
     """Static description of an encoder, shown by ``audiobench list models``."""
 
@@ -134,8 +200,23 @@ class ModelMeta(BaseModel):
         "ceil(s × rate) frames after the prefix tokens hold audio, the rest is padding that "
         "token-level probes leave out. None: every frame holds audio.",
     )
+    patch_grid: PatchGrid | None = Field(
+        default=None,
+        description="Sequence outputs that are a 2-D patch grid over a window padded in time "
+        "(AST): its layout, so that token-level probes leave out the patches that read only "
+        "padding. None: no grid.",
+    )
     description: str = ""
     reference: str | None = None
+
+    @model_validator(mode="after")
+    def _one_padding_layout(self) -> ModelMeta:
+        if self.patch_grid is not None and self.padded_frame_rate is not None:
+            raise ValueError(
+                f"model {self.name!r}: declare padded_frame_rate (frame sequences) or "
+                "patch_grid (patch grids), not both"
+            )
+        return self
 
 
 class EncoderOptions(BaseModel):

@@ -16,19 +16,24 @@ leaderboard and the plots all go through them.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 __all__ = [
     "Count",
+    "KeyedReport",
     "Report",
     "Signed",
     "Summary",
     "Unit",
+    "cutoff_of",
+    "finite_or_none",
     "mean_or_none",
     "mean_summary",
+    "metric_names",
     "parse_score_path",
     "problems_of",
     "score_at",
@@ -60,6 +65,13 @@ class Report(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """Plain JSON (str, int, float, None, lists and dicts) of the fields that were set."""
         return self.model_dump(mode="json", exclude_unset=True)
+
+
+class KeyedReport(Report):
+    """A report that also keys scores by name (metrics such as ``hit@5``, probes, distances)
+    in extra fields; a subclass types them with ``__pydantic_extra__: dict[<name>, <score>]``."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 class Summary(Report):
@@ -104,6 +116,35 @@ def score_at(report: BaseModel | Mapping[str, Any], path: Sequence[str]) -> floa
     return float(node)
 
 
+def cutoff_of(name: str, prefix: str, suffix: str = "") -> int | None:
+    """k of a metric named ``<prefix><k><suffix>`` (``"hit@5"``, ``"top_5_accuracy"``), k a
+    positive integer written plainly; None for any other name."""
+    k = name.removeprefix(prefix).removesuffix(suffix)
+    if f"{prefix}{k}{suffix}" != name or not re.fullmatch(r"[1-9][0-9]*", k):
+        return None
+    return int(k)
+
+
+def metric_names(known: Sequence[str], *cutoffs: tuple[str, str]) -> Callable[[str], str]:
+    """A validator of the metric names a report keys: one of ``known``, or
+    ``<prefix><k><suffix>`` for a ``(prefix, suffix)`` of ``cutoffs`` (``("hit@", "")``)."""
+    shown = ", ".join([*known, *(f"{prefix}<k>{suffix}" for prefix, suffix in cutoffs)])
+
+    def check(name: str) -> str:
+        if name in known or any(cutoff_of(name, *cutoff) is not None for cutoff in cutoffs):
+            return name
+        raise ValueError(f"unknown metric; known: {shown}")
+
+    return check
+
+
+def finite_or_none(value: float | None) -> float | None:
+    """``value`` as a float, or None where it is undefined (None, NaN or infinite)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return float(value)
+
+
 def mean_or_none(values: Iterable[float | None]) -> float | None:
     """Unweighted mean; None if any value is undefined (never a mean of fewer subsets)."""
     items = list(values)
@@ -143,20 +184,24 @@ def problems_of(model: type[BaseModel], data: Any, where: str = "") -> list[str]
     return []
 
 
-def mean_summary(summary: type[S], reports: Mapping[str, Report], fields: Iterable[str]) -> S:
+def mean_summary(summary: type[S], reports: Mapping[str, Report], **given: Any) -> S:
     """The ``summary`` of ``reports`` (subset name -> report): unweighted means over subsets.
 
-    Each of ``fields``, and each name-keyed metric a report keeps as an extra field
-    (``hit@5``, ``top_3_accuracy``), is averaged with :func:`mean_or_none`: undefined in one
-    subset, undefined in the mean. ``subsets`` (and ``n_subsets`` where the summary has it)
+    Each field of ``summary`` that the reports set, and each name-keyed metric a report keeps
+    as an extra field (``hit@5``, ``top_3_accuracy``), is averaged with :func:`mean_or_none`:
+    undefined in one subset, undefined in the mean; ``given`` fields (a family's nested
+    means) are taken as they are. ``subsets`` (and ``n_subsets`` where the summary has it)
     name what was averaged.
     """
     typed = list(reports.values())
+    shared = [f for f in summary.model_fields if any(f in r.model_fields_set for r in typed)]
     extras = dict.fromkeys(n for r in typed for n in r.model_extra or {})
     counts = {"n_subsets": len(typed)} if "n_subsets" in summary.model_fields else {}
+    means = {f: mean_or_none(getattr(r, f) for r in typed) for f in shared if f not in given}
     return summary(
-        **{f: mean_or_none(getattr(r, f) for r in typed) for f in fields},
+        **means,
         **{n: mean_or_none((r.model_extra or {}).get(n) for r in typed) for n in extras},
+        **given,
         **counts,
         subsets=list(reports),
     )

@@ -179,6 +179,21 @@ class Embedder(ABC):
         decoding; they are cached separately from the pooled vectors.
         """
 
+    def embed_matrix(
+        self, clips: Sequence[Clip], description: str
+    ) -> tuple[list[Clip], np.ndarray]:
+        """The clips that could be embedded and their pooled vectors as one ``[n, D]`` matrix.
+
+        The vectors are collated together (:func:`audiobench.pooling.collate`: zero-padded to
+        the longest), so padded (``flatten``) embeddings of one subset share one width.
+        """
+        from audiobench.pooling import collate
+
+        kept, arrays = self.embed(clips, description) if clips else ([], [])
+        if not kept:
+            return [], np.zeros((0, 0))
+        return kept, collate(arrays, ids=[c.id for c in kept])
+
     def embed_text(self, texts: Sequence[str], description: str) -> np.ndarray:
         """Text embeddings ``[n, D]`` in the audio space (audio-text encoders only)."""
         raise NotImplementedError(f"model {self.encoder.meta.name!r} has no text encoder")
@@ -211,7 +226,8 @@ class Task(ABC):
     checks them, calls the family's :meth:`evaluate_subset` for each, averages
     public and blind subsets apart (:meth:`summarize`) and looks up the main
     score in the headline average. A family supplies ``Options``, ``Report``,
-    ``Summary``, :meth:`evaluate_subset` and :meth:`summarize`; a concrete
+    ``Summary``, :meth:`evaluate_subset` and, where its scores nest,
+    :meth:`summarize`; a concrete
     task supplies ``metadata`` (and, optionally, other option defaults).
     """
 
@@ -281,6 +297,15 @@ class Task(ABC):
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         """Raise ``ValueError`` if ``path`` cannot name a number in this family's summary."""
         return None
+
+    @classmethod
+    def require_main_score(cls, path: tuple[str, ...], known: Sequence[str]) -> None:
+        """Raise ``ValueError`` unless ``path`` reads one of ``known`` (a family's check)."""
+        if ":".join(path) not in known:
+            raise ValueError(
+                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
+                f"{list(known)}"
+            )
 
     @classmethod
     def resolve_options(cls, values: Mapping[str, Any]) -> TaskOptions:
@@ -475,9 +500,13 @@ class Task(ABC):
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         """The family's scores of one subset (an instance of ``self.Report``)."""
 
-    @abstractmethod
     def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
-        """The unweighted mean over ``reports`` (subset name -> report), as ``self.Summary``."""
+        """The unweighted mean over ``reports`` (subset name -> report), as ``self.Summary``.
+
+        By default the mean of every number the reports share with the summary
+        (:func:`~audiobench.reports.mean_summary`); a family whose scores nest overrides it.
+        """
+        return _reports.mean_summary(self.Summary, reports)
 
     def protocol(self) -> dict[str, Any]:
         """Run-wide facts of the evaluation recorded in the result's ``details``."""

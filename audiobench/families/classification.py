@@ -75,29 +75,31 @@ from __future__ import annotations
 import sys
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from itertools import product
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
 import numpy as np
-from pydantic import AfterValidator, ConfigDict, Field, model_serializer
+from pydantic import AfterValidator, Field, model_serializer
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.families import mteb_protocol
-from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.pooling import collate
 from audiobench.reports import (
     Count,
-    Report,
+    KeyedReport,
     Summary,
     Unit,
     mean_or_none,
+    metric_names,
     parse_score_path,
     score_at,
 )
-from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, error_in_context
+from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
 
 if TYPE_CHECKING:
     from audiobench.encoder import Encoder
@@ -122,39 +124,20 @@ MULTICLASS_METRICS: tuple[str, ...] = ("accuracy", "balanced_accuracy", "f1_macr
 MULTILABEL_METRICS: tuple[str, ...] = ("map", "f1_micro", "f1_macro")
 
 
-def _top_k(name: str) -> int | None:
-    """k of ``"top_<k>_accuracy"`` (a positive integer), None for any other name."""
-    k = name.removeprefix("top_").removesuffix("_accuracy")
-    if f"top_{k}_accuracy" != name or not k.isdigit() or int(k) < 1:
-        return None
-    return int(k)
-
-
 def _probe_name(name: str) -> str:
     if name not in PROBE_NAMES:
         raise ValueError(f"unknown probe {name!r}; known: {', '.join(PROBE_NAMES)}")
     return name
 
 
-def _multiclass_metric(name: str) -> str:
-    if name not in MULTICLASS_METRICS and _top_k(name) is None:
-        raise ValueError(
-            f"unknown metric; known: {', '.join(MULTICLASS_METRICS)}, top_<k>_accuracy"
-        )
-    return name
-
-
-def _multilabel_metric(name: str) -> str:
-    if name not in MULTILABEL_METRICS:
-        raise ValueError(f"unknown metric; known: {', '.join(MULTILABEL_METRICS)}")
-    return name
-
-
 ProbeName = Annotated[str, AfterValidator(_probe_name)]
-MulticlassMetric = Annotated[str, AfterValidator(_multiclass_metric)]
-MultilabelMetric = Annotated[str, AfterValidator(_multilabel_metric)]
+MulticlassMetric = Annotated[
+    str, AfterValidator(metric_names(MULTICLASS_METRICS, ("top_", "_accuracy")))
+]
+MultilabelMetric = Annotated[str, AfterValidator(metric_names(MULTILABEL_METRICS))]
 #: The metric names of a report: :data:`MulticlassMetric` or :data:`MultilabelMetric`.
 M = TypeVar("M")
+_R = TypeVar("_R", bound=_reports.Report)
 #: Spread of a [0, 1] metric over splits: at most half its range.
 _HalfUnit = Annotated[float, Field(ge=0.0, le=0.5)]
 
@@ -164,13 +147,11 @@ def _variant_name(cls: type, params: tuple[Any, ...]) -> str:
     return f"{cls.__name__}[{'multilabel' if params[0] is MultilabelMetric else 'multiclass'}]"
 
 
-class _KeyedFirst(Report):
+class _KeyedFirst(KeyedReport):
     """A report keyed by names (metrics, probes) held in its extra fields, written first.
 
     The names come before the fixed fields in the JSON, as they always have.
     """
-
-    model_config = ConfigDict(extra="allow")
 
     @classmethod
     def model_parametrized_name(cls, params: tuple[Any, ...]) -> str:
@@ -227,10 +208,9 @@ class ClassificationReport(_KeyedFirst, Generic[M]):
     )
 
 
-class ClassificationSummary(Summary, Generic[M]):
+class ClassificationSummary(Summary, KeyedReport, Generic[M]):
     """Unweighted mean over subsets: probe name -> metric name -> mean (None if undefined)."""
 
-    model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[ProbeName, dict[M, Unit | None]] = Field(init=False)
 
     @classmethod
@@ -254,14 +234,31 @@ class MultilabelSummary(ClassificationSummary[MultilabelMetric]):
     """Mean over subsets of a multi-label task."""
 
 
+class _ByLabels(ByProtocol[_R]):
+    """:class:`ByProtocol`, whose own model follows ``multilabel``: the metric names differ."""
+
+    def __init__(self, multiclass: type[_R], multilabel: type[_R], mteb: type[_R]) -> None:
+        super().__init__(multiclass, mteb)
+        self.multilabel = multilabel
+
+    def __get__(self, instance: object, owner: type) -> type[_R]:
+        chosen = super().__get__(instance, owner)
+        options = getattr(instance if instance is not None else owner, "options", None)
+        return (
+            self.multilabel
+            if getattr(options, "multilabel", False) and chosen is self.own
+            else chosen
+        )
+
+
 class ClassificationTask(Task):
     """Base class of probe-classification tasks; subclasses declare metadata and options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.CLASSIFICATION
-    Report = ByProtocol(MulticlassReport, MtebReport)
-    Summary = ByProtocol(MulticlassSummary, MtebSummary)
+    Report = _ByLabels(MulticlassReport, MultilabelReport, MtebReport)
+    Summary = _ByLabels(MulticlassSummary, MultilabelSummary, MtebSummary)
 
-    class Options(TaskOptions):
+    class Options(ProtocolOptions):
         probes: tuple[ProbeName, ...] = Field(
             ("linear", "knn"),
             description="Probes run; the main score's probe always runs (first).",
@@ -302,33 +299,15 @@ class ClassificationTask(Task):
             description="Seeds per token probe (seed, seed + 1, ...; mean ± std over them). "
             "None: 5 under the paper protocol, else 1.",
         )
-        protocol: mteb_protocol.Protocol = Field(
-            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
-        )
 
     options: Options = Options()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        # Metric names differ between multi-class and multi-label tasks; validation follows.
-        multilabel = cls.options.multilabel
-        own = (
-            (MultilabelReport, MultilabelSummary)
-            if multilabel
-            else (MulticlassReport, MulticlassSummary)
-        )
-        cls.Report = ByProtocol(own[0], MtebReport)
-        cls.Summary = ByProtocol(own[1], MtebSummary)
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         """``<probe>:<metric>``: a known probe and a metric this task reports."""
         name = cls.metadata.name
         if cls.options.protocol == "mteb":
-            multilabel = cls.options.multilabel
-            return mteb_protocol.check_main_score(
-                cls, path, "classification", multilabel=multilabel
-            )
+            return mteb_protocol.check_main_score(cls, path)
         if len(path) != 2:
             raise ValueError(
                 f"task {name}: main score {':'.join(path)!r} must read '<probe>:<metric>', "
@@ -337,7 +316,11 @@ class ClassificationTask(Task):
         probe, metric = path
         if probe not in PROBE_NAMES:
             raise ValueError(f"task {name}: main score names unknown probe {probe!r}")
-        known = _metric_names(cls.options.multilabel, cls.options.top_k)
+        known = (
+            MULTILABEL_METRICS
+            if cls.options.multilabel
+            else (*MULTICLASS_METRICS, f"top_{cls.options.top_k}_accuracy")
+        )
         if metric not in known:
             raise ValueError(
                 f"task {name}: main score metric {metric!r} is not one of {list(known)}"
@@ -389,22 +372,16 @@ class ClassificationTask(Task):
     def protocol(self) -> dict[str, Any]:
         o = self.options
         if o.protocol == "mteb":
-            return mteb_protocol.describe("classification", multilabel=o.multilabel)
+            return mteb_protocol.describe(self, multilabel=o.multilabel)
         return {
             "protocol": {
                 "probes": list(self.probe_names),
                 "primary_probe": self.probe_names[0],
-                "multilabel": o.multilabel,
+                **o.model_dump(mode="json", exclude={"protocol", "probes"}),
+                # Options that do not apply are recorded as None.
                 "label_separator": o.label_separator if o.multilabel else None,
-                "grouped": o.grouped,
-                "folds": list(o.folds),
                 "fold_key": o.fold_key if o.folds else None,
-                "generated_folds": o.generated_folds,
-                "seed": o.seed,
-                "top_k": o.top_k,
                 "threshold": o.threshold if o.multilabel else None,
-                "probe_params": {k: dict(v) for k, v in o.probe_params.items()},
-                "token_protocol": o.token_protocol,
                 "token_seeds": self.token_seeds,
             }
         }
@@ -422,7 +399,8 @@ class ClassificationTask(Task):
     # ------------------------------------------------------------------ evaluation
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
-        from audiobench.probes import PROBES
+        from audiobench.metrics.validation import check_finite
+        from audiobench.probes import PROBES, groups_in_several_parts
 
         if self.options.protocol == "mteb":
             o = self.options
@@ -450,59 +428,51 @@ class ClassificationTask(Task):
             )
             if len(kept_frames) != len(kept):
                 # All probes see the same clips: drop those the unpooled pass left out.
-                ids = {c.id for c in kept_frames}
+                framed = {c.id for c in kept_frames}
                 n_dropped_unpooled = len(kept) - len(kept_frames)
-                vectors = [v for c, v in zip(kept, vectors, strict=True) if c.id in ids]
+                vectors = [v for c, v in zip(kept, vectors, strict=True) if c.id in framed]
                 kept = kept_frames
         if len(kept) < 2:
             raise ValueError(f"{where}: fewer than 2 clips left to evaluate")
-        _check_finite(kept, vectors, frames, where)
+        ids = [c.id for c in kept]
+        check_finite(vectors, ids, f"{where}: embeddings")
+        check_finite(frames, ids, f"{where}: frame sequences")
         targets, class_names = self._targets(kept, where)
         method, splits = self._splits(kept, targets, class_names, where)
         X = collate(vectors) if vector else None
-        seeds = {
-            n: [self.options.seed + k for k in range(self.token_seeds)]
-            if PROBES[n].level == "token"
-            else [self.options.seed]
-            for n in run
-        }
+        n_seeds = {n: self.token_seeds if PROBES[n].level == "token" else 1 for n in run}
         # probe -> seed -> split -> the split's test report
-        results: dict[str, dict[int, dict[str, dict[str, Any]]]] = {
-            n: {seed: {} for seed in seeds[n]} for n in run
-        }
+        results: dict[str, dict[int, dict[str, dict[str, Any]]]] = {}
         configs: dict[str, dict[str, Any]] = {n: {} for n in run}
         lines = _FitLines(embedder, subset.label)
-        n_fits = len(splits) * sum(len(seeds[n]) for n in run)
+        n_fits = len(splits) * sum(n_seeds.values())
         bar = embedder.track(f"{subset.label} probes", n_fits, "fits")
         try:
-            for split in splits:
-                for name in run:
-                    inputs = X if PROBES[name].level == "vector" else frames
-                    chosen: dict[str, Any] = {}
-                    for k, seed in enumerate(seeds[name]):
-                        label = f"{split.name} {name}" + (
-                            f" seed {seed}" if len(seeds[name]) > 1 else ""
-                        )
-                        report, config, fitted = self._fit_and_score(
-                            name,
-                            inputs,
-                            targets,
-                            class_names,
-                            split,
-                            where,
-                            seed=seed,
-                            overrides=chosen,
-                            lines=lines,
-                            label=label,
-                        )
-                        if k == 0:  # later seeds reuse the first seed's choice
-                            chosen = fitted
-                        results[name][seed][split.name] = report
-                        if len(seeds[name]) > 1:
-                            configs[name].setdefault(split.name, {})[str(seed)] = config
-                        else:
-                            configs[name][split.name] = config
-                        bar.advance(1)
+            for split, name in product(splits, run):
+                inputs = X if PROBES[name].level == "vector" else frames
+                chosen: dict[str, Any] = {}
+                for k in range(n_seeds[name]):
+                    seed = self.options.seed + k
+                    label = f"{split.name} {name}" + (f" seed {seed}" if n_seeds[name] > 1 else "")
+                    report, config, fitted = self._fit_and_score(
+                        name,
+                        inputs,
+                        targets,
+                        class_names,
+                        split,
+                        where,
+                        seed=seed,
+                        overrides=chosen,
+                        lines=lines,
+                        label=label,
+                    )
+                    chosen = chosen if k else fitted  # later seeds reuse the first seed's choice
+                    results.setdefault(name, {}).setdefault(seed, {})[split.name] = report
+                    if n_seeds[name] > 1:
+                        configs[name].setdefault(split.name, {})[str(seed)] = config
+                    else:
+                        configs[name][split.name] = config
+                    bar.advance(1)
         finally:
             bar.close()
         info: dict[str, Any] = {
@@ -510,12 +480,7 @@ class ClassificationTask(Task):
             "n_clips": len(kept),
             "n_classes": len(class_names),
             "splits": {
-                s.name: {
-                    "n_train": int(s.train.size),
-                    "n_validation": 0 if s.validation is None else int(s.validation.size),
-                    "n_test": int(s.test.size),
-                }
-                for s in splits
+                s.name: {k: v for k, v in s.to_dict().items() if k != "name"} for s in splits
             },
         }
         if n_dropped_unpooled:
@@ -523,17 +488,12 @@ class ClassificationTask(Task):
         if token_info is not None:
             info["token_map"] = token_info
         if method == "given" and not self.options.grouped:
-            shared = _groups_in_several_parts(kept, splits[0])
+            shared = groups_in_several_parts(splits[0], [c.group for c in kept])
             if shared is not None:
                 info["groups_in_several_parts"] = shared
         subset.details["splits"] = info
         subset.details["probes"] = configs
-        entries: dict[str, Any] = {
-            n: _average_seeds(results[n], len(class_names))
-            if len(seeds[n]) > 1
-            else _average_splits(results[n][seeds[n][0]], len(class_names))
-            for n in run
-        }
+        entries: dict[str, Any] = {n: _average(results[n], len(class_names)) for n in run}
         if skipped:
             entries["skipped_probes"] = skipped
         return self.Report.model_validate(entries)
@@ -541,7 +501,7 @@ class ClassificationTask(Task):
     def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
         """Unweighted mean over subsets of every probe's metrics (None if a subset lacks one)."""
         if self.options.protocol == "mteb":
-            return mteb_protocol.summarize(reports)
+            return super().summarize(reports)
         first = next(iter(reports.values()))
         means: dict[str, dict[str, float | None]] = {}
         for probe, entry in (first.model_extra or {}).items():
@@ -672,6 +632,7 @@ class ClassificationTask(Task):
         chose (a token probe's learning rate and weight decay; empty for the others)."""
         from audiobench.metrics import classification_scores
         from audiobench.probes import PROBES, make_probe
+        from audiobench.probes.base import subset as part
         from audiobench.probes.neural import TorchProbe
         from audiobench.probes.paper import paper_params
 
@@ -685,12 +646,6 @@ class ClassificationTask(Task):
             kwargs.setdefault("device", self.device)
         probe = make_probe(name, multilabel=o.multilabel, seed=seed, **kwargs)
         start = time.perf_counter()
-
-        def part(values: Any, index: np.ndarray) -> Any:
-            if isinstance(values, np.ndarray):
-                return values[index]
-            return [values[int(i)] for i in index]
-
         fit_kwargs: dict[str, Any] = {}
         if split.validation is not None:
             fit_kwargs = {
@@ -712,29 +667,19 @@ class ClassificationTask(Task):
                 scores = probe.predict_scores(part(inputs, split.test))
         except ValueError as exc:
             raise error_in_context(exc, f"{where}, split {split.name!r}, probe {name!r}") from exc
-        y_test = part(targets, split.test)
-        if o.multilabel:
-            report = classification_scores(
-                y_test,
-                scores,
-                multilabel=True,
-                classes=class_names,
-                top_k=o.top_k,
-                threshold=o.threshold,
-            )
-        else:
-            report = classification_scores(
-                y_test, scores, classes=[str(c) for c in probe.classes_], top_k=o.top_k
-            )
+        report = classification_scores(
+            part(targets, split.test),
+            scores,
+            multilabel=o.multilabel,
+            classes=class_names if o.multilabel else [str(c) for c in probe.classes_],
+            top_k=o.top_k,
+            threshold=o.threshold,
+        )
         metric = "map" if o.multilabel else "accuracy"
-        value = report.get(metric)
-        shown = f"{metric} {value:.4f}" if isinstance(value, int | float) else f"{metric} -"
-        lines.say(f"{label}: {shown} ({time.perf_counter() - start:.1f} s)")
-        chosen: dict[str, Any] = {}
-        if isinstance(probe, TorchProbe):
-            fitted = probe.chosen_
-            chosen = {"lr": fitted["lr"], "weight_decay": fitted["weight_decay"]}
-        return report, probe.config(), chosen
+        lines.say(f"{label}: {metric} {report[metric]:.4f} ({time.perf_counter() - start:.1f} s)")
+        if not isinstance(probe, TorchProbe):
+            return report, probe.config(), {}
+        return report, probe.config(), {k: probe.chosen_[k] for k in ("lr", "weight_decay")}
 
 
 # ---------------------------------------------------------------------- helpers
@@ -837,20 +782,26 @@ def _token_maps(
     meta = embedder.encoder.meta
     n_prefix = int(getattr(meta, "n_prefix_tokens", 0) or 0)
     rate = getattr(meta, "padded_frame_rate", None)
-    if not n_prefix and rate is None:
+    grid = getattr(meta, "patch_grid", None)
+    if not n_prefix and rate is None and grid is None:
         return frames, None
     maps: list[np.ndarray] = []
     missing: list[str] = []
     for clip, sequence in zip(clips, frames, strict=True):
-        n_valid = None
-        if rate is not None:
+        seconds = None
+        if rate is not None or grid is not None:
             seconds = embedder.durations.get(clip.id)
             if seconds is None:
                 missing.append(clip.id)
                 continue
-            n_valid = valid_frames(seconds, float(rate))
         try:
-            maps.append(token_map(sequence, n_prefix=n_prefix, n_valid=n_valid))
+            n_valid = None
+            if seconds is not None:  # a grid counts its input frames, a padded model its own
+                if grid is not None:
+                    n_valid = grid.valid_frames(seconds)
+                elif rate is not None:
+                    n_valid = valid_frames(seconds, float(rate))
+            maps.append(token_map(sequence, n_prefix=n_prefix, n_valid=n_valid, grid=grid))
         except ValueError as exc:
             raise ValueError(f"{where}: clip {clip.id!r}: {exc}") from None
     if missing:
@@ -860,12 +811,14 @@ def _token_maps(
         )
     total = sum(int(f.shape[0]) for f in frames)
     kept = sum(int(m.shape[0]) for m in maps)
-    info = {
+    info: dict[str, Any] = {
         "n_prefix_tokens": n_prefix,
         "padded_frame_rate": rate,
         "n_tokens": kept,
         "n_left_out": total - kept,
     }
+    if grid is not None:
+        info["patch_grid"] = grid.model_dump()
     return maps, info
 
 
@@ -883,91 +836,49 @@ def _token_skip_reason(encoder: Encoder) -> str | None:
     )
 
 
-def _check_finite(
-    clips: list[Clip], vectors: list[np.ndarray], frames: list[np.ndarray], where: str
-) -> None:
-    """Embeddings must be finite; the error names the clips by id."""
-    from audiobench.metrics.validation import invalid_clips_error
-
-    for arrays, what in ((vectors, "embeddings"), (frames, "frame sequences")):
-        bad = [i for i, a in enumerate(arrays) if not np.isfinite(a).all()]
-        if bad:
-            raise invalid_clips_error(
-                f"{where}: {what} contain NaN or infinite values", bad, [c.id for c in clips]
-            )
-
-
-def _metric_names(multilabel: bool, top_k: int) -> tuple[str, ...]:
-    if multilabel:
-        return MULTILABEL_METRICS
-    return (*MULTICLASS_METRICS, f"top_{top_k}_accuracy")
-
-
 #: Keys of a split's report that are sizes, not metrics.
 _COUNTS = ("n_samples", "n_classes", "n_classes_without_positives")
 
 
-def _average_splits(reports: dict[str, dict[str, Any]], n_classes: int) -> dict[str, Any]:
-    """Mean and population std over splits of every metric present in all of them."""
-    first = next(iter(reports.values()))
-    names = [m for m in first if m not in _COUNTS and all(m in r for r in reports.values())]
-    entry: dict[str, Any] = {}
-    std: dict[str, float] = {}
-    for metric in names:
-        values = [float(r[metric]) for r in reports.values()]
-        entry[metric] = float(np.mean(values))
-        std[metric] = float(np.std(values))
-    entry["n_samples"] = int(sum(int(r["n_samples"]) for r in reports.values()))
-    entry["n_classes"] = n_classes
-    entry["n_splits"] = len(reports)
-    entry["std"] = std
-    entry["per_split"] = reports
-    return entry
+def _average(runs: dict[int, dict[str, dict[str, Any]]], n_classes: int) -> dict[str, Any]:
+    """A probe's entry from its test reports, ``runs``: seed -> split -> report.
 
-
-def _average_seeds(runs: dict[int, dict[str, dict[str, Any]]], n_classes: int) -> dict[str, Any]:
-    """:func:`_average_splits` of the per-split means over seeds, with the spread over seeds.
-
-    ``runs`` maps seed -> split -> report. Each seed's metrics are first averaged over the
-    splits (``per_seed``); the entry's metrics are the mean of those, ``seed_std`` their
-    population standard deviation.
+    ``per_split`` holds each split's metrics averaged over the seeds. Each metric present in
+    every split is averaged over the splits for each seed, then over the seeds; ``std`` is
+    the population standard deviation across splits of the per-split means. With several
+    seeds, ``per_seed`` holds each seed's means and ``seed_std`` their population spread.
     """
     seeds = list(runs)
     splits = list(runs[seeds[0]])
-    merged: dict[str, dict[str, Any]] = {}
+    per_split: dict[str, dict[str, Any]] = {}
     for split in splits:
         reports = [runs[seed][split] for seed in seeds]
-        first = reports[0]
-        merged[split] = {
-            key: (value if key in _COUNTS else float(np.mean([float(r[key]) for r in reports])))
-            for key, value in first.items()
-            if key in _COUNTS or all(key in r and r[key] is not None for r in reports)
+        per_split[split] = {
+            key: value if key in _COUNTS else float(np.mean([float(r[key]) for r in reports]))
+            for key, value in reports[0].items()
+            if key in _COUNTS or all(r.get(key) is not None for r in reports)
         }
-    entry = _average_splits(merged, n_classes)
-    names = list(entry["std"])
+    first = per_split[splits[0]]
+    names = [m for m in first if m not in _COUNTS and all(m in r for r in per_split.values())]
     per_seed = {
         str(seed): {m: float(np.mean([float(runs[seed][s][m]) for s in splits])) for m in names}
         for seed in seeds
     }
-    for metric in names:
-        values = [per_seed[str(seed)][metric] for seed in seeds]
-        entry[metric] = float(np.mean(values))
-    entry["n_seeds"] = len(seeds)
-    entry["seed_std"] = {
-        m: float(np.std([per_seed[str(seed)][m] for seed in seeds])) for m in names
+
+    def over(
+        entries: Iterable[Mapping[str, Any]], statistic: Callable[..., Any]
+    ) -> dict[str, float]:
+        return {m: float(statistic([e[m] for e in entries])) for m in names}
+
+    entry: dict[str, Any] = {
+        **over(per_seed.values(), np.mean),
+        "n_samples": sum(int(r["n_samples"]) for r in per_split.values()),
+        "n_classes": n_classes,
+        "n_splits": len(splits),
+        "std": over(per_split.values(), np.std),
+        "per_split": per_split,
     }
-    entry["per_seed"] = per_seed
+    if len(seeds) > 1:
+        seed_std = over(per_seed.values(), np.std)
+        entry |= {"n_seeds": len(seeds), "seed_std": seed_std, "per_seed": per_seed}
     return entry
-
-
-def _groups_in_several_parts(clips: list[Clip], split: Split) -> int | None:
-    """How many groups have clips in more than one part of a given split (None: no groups)."""
-    owner: dict[str, set[str]] = {}
-    for part, indices in split.parts().items():
-        for i in indices.tolist():
-            group = clips[i].group
-            if group is not None:
-                owner.setdefault(group, set()).add(part)
-    if not owner:
-        return None
-    return sum(1 for parts in owner.values() if len(parts) > 1)

@@ -16,17 +16,15 @@ Data contract: every clip carries one ``label``; an unlabelled clip is an error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
 from audiobench import reports as _reports
 from audiobench.families import mteb_protocol
-from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
-from audiobench.pooling import collate
-from audiobench.reports import Count, Report, Signed, Summary, Unit, mean_summary
-from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, error_in_context
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
+from audiobench.reports import Count, Report, Signed, Summary, Unit
+from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
 
 __all__ = ["ClusteringReport", "ClusteringSummary", "ClusteringTask"]
 
@@ -81,44 +79,33 @@ class ClusteringTask(Task):
     Report = ByProtocol(ClusteringReport, MtebReport)
     Summary = ByProtocol(ClusteringSummary, MtebSummary)
 
-    class Options(TaskOptions):
+    class Options(ProtocolOptions):
         seeds: tuple[int, ...] = Field(
             (0, 1, 2, 3, 4), min_length=1, description="random_state of each k-means run."
         )
         batch_size: int = Field(1024, ge=1, description="MiniBatchKMeans batch size.")
         n_init: int = Field(1, ge=1, description="k-means++ initialisations per run.")
-        protocol: mteb_protocol.Protocol = Field(
-            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
-        )
 
     options = Options()
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         if cls.options.protocol == "mteb":
-            return mteb_protocol.check_main_score(cls, path, "clustering")
-        if path not in {(m,) for m in METRICS}:
-            raise ValueError(
-                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
-                f"{list(METRICS)}"
-            )
+            return mteb_protocol.check_main_score(cls, path)
+        cls.require_main_score(path, METRICS)
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics import cluster_scores
 
         if self.options.protocol == "mteb":
             return mteb_protocol.clustering_report(embedder, subset)
-
-        kept, arrays = embedder.embed(subset.clips, subset.label)
+        kept, X = embedder.embed_matrix(subset.clips, subset.label)
         if len(kept) < 2:
             raise ValueError(f"{subset.where}: fewer than 2 clips left to cluster")
+        o = self.options
         try:
             result = cluster_scores(
-                collate(arrays),
-                [c.label for c in kept],
-                seeds=self.options.seeds,
-                batch_size=self.options.batch_size,
-                n_init=self.options.n_init,
+                X, [c.label for c in kept], seeds=o.seeds, batch_size=o.batch_size, n_init=o.n_init
             )
         except ValueError as exc:
             raise error_in_context(exc, subset.where) from exc
@@ -130,20 +117,13 @@ class ClusteringTask(Task):
             n_samples=result.n_samples,
         )
 
-    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
-        if self.options.protocol == "mteb":
-            return mteb_protocol.summarize(reports)
-        return mean_summary(ClusteringSummary, reports, METRICS)
-
     def protocol(self) -> dict[str, Any]:
         if self.options.protocol == "mteb":
-            return mteb_protocol.describe("clustering")
+            return mteb_protocol.describe(self)
         return {
             "algorithm": "MiniBatchKMeans",
             "n_clusters": "number of distinct labels",
-            "seeds": list(self.options.seeds),
-            "batch_size": self.options.batch_size,
-            "n_init": self.options.n_init,
+            **self.options.model_dump(mode="json", exclude={"protocol"}),
             "init": "k-means++",
             "std": "population (ddof=0) over seeds",
         }

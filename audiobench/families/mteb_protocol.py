@@ -37,46 +37,35 @@ and audiobench differ on purpose, the README's MAEB section says so.
 
 from __future__ import annotations
 
-import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
 
 import numpy as np
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
-from audiobench.reports import Count, Report, Summary, mean_or_none
-from audiobench.task import Embedder, Subset, Task, error_in_context
+from audiobench.metrics.pair_classification import PAIR_METRICS, PAIR_SIMILARITIES
+from audiobench.metrics.trec_retrieval import TREC_K_VALUES, TREC_METRICS
+from audiobench.reports import Count, KeyedReport, Report, Summary, finite_or_none
+from audiobench.task import Embedder, Subset, Task, TaskOptions, error_in_context
 
 if TYPE_CHECKING:
     from audiobench.audio import Clip
-    from audiobench.families.pair_classification import PairClassificationTask
-    from audiobench.families.reranking import RerankingTask
-    from audiobench.families.zero_shot_classification import ZeroShotClassificationTask
 
 __all__ = [
-    "PROTOCOL_DESCRIPTION",
     "ByProtocol",
     "MtebReport",
     "MtebSummary",
-    "Protocol",
+    "ProtocolOptions",
     "check_main_score",
     "classification_report",
     "clustering_report",
     "describe",
-    "mteb_labels",
     "pair_report",
     "reranking_report",
     "retrieval_report",
-    "summarize",
     "zero_shot_report",
 ]
-
-#: The protocol option of every family with a MAEB task type.
-Protocol = Literal["audiobench", "mteb"]
-PROTOCOL_DESCRIPTION = (
-    "'audiobench': the family's own evaluation; 'mteb': MTEB's evaluation of MAEB tasks "
-    "(comparable with its published numbers)."
-)
 
 #: The reference's fixed settings.
 SEED = 42
@@ -91,10 +80,19 @@ MetricName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
 R = TypeVar("R", bound=Report)
 
 
-class MtebReport(Report):
+class ProtocolOptions(TaskOptions):
+    """Base of the options of every family with a MAEB task type: which evaluation runs."""
+
+    protocol: Literal["audiobench", "mteb"] = Field(
+        "audiobench",
+        description="'audiobench': the family's own evaluation; 'mteb': MTEB's evaluation of "
+        "MAEB tasks (comparable with its published numbers).",
+    )
+
+
+class MtebReport(KeyedReport):
     """One subset under the reference protocol: its metric keys, and what was scored."""
 
-    model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[MetricName, float | None] = Field(init=False)
     n_samples: Count = Field(description="Clips, pairs or queries scored.")
     n_documents: Count | None = Field(default=None, description="Retrieval: documents ranked.")
@@ -103,10 +101,9 @@ class MtebReport(Report):
     )
 
 
-class MtebSummary(Summary):
+class MtebSummary(Summary, KeyedReport):
     """Unweighted mean over subsets of every metric (None if undefined in any subset)."""
 
-    model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[MetricName, float | None] = Field(init=False)
     n_subsets: Count
 
@@ -127,19 +124,6 @@ class ByProtocol(Generic[R]):
         return self.mteb if getattr(options, "protocol", "audiobench") == "mteb" else self.own
 
 
-def summarize(reports: Mapping[str, Report]) -> MtebSummary:
-    """The mean over subsets of every metric key the reports hold."""
-    extras = [r.model_extra or {} for r in reports.values()]
-    names = list(dict.fromkeys(name for extra in extras for name in extra))
-    return MtebSummary.model_validate(
-        {
-            "subsets": list(reports),
-            "n_subsets": len(extras),
-            **{name: mean_or_none(extra.get(name) for extra in extras) for name in names},
-        }
-    )
-
-
 # ---------------------------------------------------------------------------- main scores
 
 _CLASSIFICATION_KEYS = (
@@ -155,41 +139,53 @@ _CLASSIFICATION_KEYS = (
 )
 _MULTILABEL_KEYS = ("accuracy", "lrap", "f1", "hamming")
 _CLUSTERING_KEYS = ("v_measure", "v_measure_std", "ami", "ami_std")
+_RANKING_KEYS = (*(f"{m}_at_{k}" for m in TREC_METRICS for k in TREC_K_VALUES), "accuracy")
+_PAIR_KEYS = (
+    *(f"{s}_{m}" for s in (*PAIR_SIMILARITIES, "similarity") for m in PAIR_METRICS),
+    *(f"max_{m}" for m in PAIR_METRICS),
+)
+#: The reference's metric keys a main score may name, by family (multi-label
+#: classification: :data:`_MULTILABEL_KEYS`).
+MAIN_SCORE_KEYS: dict[str, tuple[str, ...]] = {
+    "classification": _CLASSIFICATION_KEYS,
+    "clustering": _CLUSTERING_KEYS,
+    "retrieval": _RANKING_KEYS,
+    "reranking": _RANKING_KEYS,
+    "zero_shot_classification": _CLASSIFICATION_KEYS,
+    "pair_classification": _PAIR_KEYS,
+}
+
+_RANKING_SETTINGS = {
+    "similarity": "cosine (float32)",
+    "k_values": list(TREC_K_VALUES),
+    "ties": "decreasing document id",
+    "queries_without_relevant": "left out",
+}
+#: The reference's settings recorded in a result's details, by family.
+SETTINGS: dict[str, dict[str, Any]] = {
+    "classification": {
+        "classifier": "LogisticRegression(max_iter=100)",
+        "samples_per_label": SAMPLES_PER_LABEL,
+        "n_experiments": N_EXPERIMENTS,
+        "cross_validation_folds": N_FOLDS,
+    },
+    "clustering": {
+        "algorithm": "MiniBatchKMeans",
+        "n_bootstraps": N_BOOTSTRAPS,
+        "bootstrap_size": BOOTSTRAP_SIZE,
+        "batch_size": KMEANS_BATCH_SIZE,
+    },
+    "retrieval": _RANKING_SETTINGS,
+    "reranking": _RANKING_SETTINGS,
+    "zero_shot_classification": {"similarity": "cosine (float32)", "ties": "first class"},
+    "pair_classification": {"similarities": ["cosine", "dot", "euclidean", "manhattan"]},
+}
 
 
-def _ranking_keys() -> tuple[str, ...]:
-    from audiobench.metrics.trec_retrieval import TREC_K_VALUES, TREC_METRICS
-
-    return (*(f"{m}_at_{k}" for m in TREC_METRICS for k in TREC_K_VALUES), "accuracy")
-
-
-def _pair_keys() -> tuple[str, ...]:
-    from audiobench.metrics.pair_classification import PAIR_METRICS, PAIR_SIMILARITIES
-
-    sides = (*PAIR_SIMILARITIES, "similarity")
-    return (*(f"{s}_{m}" for s in sides for m in PAIR_METRICS), *(f"max_{m}" for m in PAIR_METRICS))
-
-
-def main_score_keys(family: str, *, multilabel: bool = False) -> tuple[str, ...]:
-    """The reference's metric keys a main score may name, for a family."""
-    if family == "classification":
-        return _MULTILABEL_KEYS if multilabel else _CLASSIFICATION_KEYS
-    if family == "clustering":
-        return _CLUSTERING_KEYS
-    if family in ("retrieval", "reranking"):
-        return _ranking_keys()
-    if family == "zero_shot_classification":
-        return _CLASSIFICATION_KEYS
-    if family == "pair_classification":
-        return _pair_keys()
-    raise ValueError(f"family {family!r} has no reference protocol")
-
-
-def check_main_score(
-    task: type[Task], path: tuple[str, ...], family: str, *, multilabel: bool = False
-) -> None:
-    """Raise ``ValueError`` unless ``path`` is one of the reference's keys for ``family``."""
-    known = main_score_keys(family, multilabel=multilabel)
+def check_main_score(task: type[Task], path: tuple[str, ...]) -> None:
+    """Raise ``ValueError`` unless ``path`` is one of the reference's keys for the task."""
+    multilabel = getattr(task.options, "multilabel", False)
+    known = _MULTILABEL_KEYS if multilabel else MAIN_SCORE_KEYS[task.family]
     if len(path) != 1 or path[0] not in known:
         shown = ", ".join(known) if len(known) <= 12 else ", ".join(known[:12]) + ", ..."
         raise ValueError(
@@ -198,52 +194,17 @@ def check_main_score(
         )
 
 
-def describe(family: str, **extra: Any) -> dict[str, Any]:
+def describe(task: Task, **extra: Any) -> dict[str, Any]:
     """The run-wide facts of the reference protocol recorded in a result's details."""
-    settings: dict[str, Any] = {"name": "mteb", "seed": SEED}
-    if family == "classification":
-        settings.update(
-            classifier="LogisticRegression(max_iter=100)",
-            samples_per_label=SAMPLES_PER_LABEL,
-            n_experiments=N_EXPERIMENTS,
-            cross_validation_folds=N_FOLDS,
-        )
-    elif family == "clustering":
-        settings.update(
-            algorithm="MiniBatchKMeans",
-            n_bootstraps=N_BOOTSTRAPS,
-            bootstrap_size=BOOTSTRAP_SIZE,
-            batch_size=KMEANS_BATCH_SIZE,
-        )
-    elif family in ("retrieval", "reranking"):
-        from audiobench.metrics.trec_retrieval import TREC_K_VALUES
-
-        settings.update(
-            similarity="cosine (float32)",
-            k_values=list(TREC_K_VALUES),
-            ties="decreasing document id",
-            queries_without_relevant="left out",
-        )
-    elif family == "zero_shot_classification":
-        settings.update(similarity="cosine (float32)", ties="first class")
-    elif family == "pair_classification":
-        settings.update(similarities=["cosine", "dot", "euclidean", "manhattan"])
-    return {"protocol": {**settings, **extra}}
+    return {"protocol": {"name": "mteb", "seed": SEED, **SETTINGS[task.family], **extra}}
 
 
 # ---------------------------------------------------------------------------- helpers
 
 
-def _finite_or_none(value: Any) -> float | None:
-    if value is None:
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
 def _flat(scores: Mapping[str, Any], keys: Sequence[str] | None = None) -> dict[str, float | None]:
     chosen = keys if keys is not None else [k for k, v in scores.items() if not isinstance(v, list)]
-    return {key: _finite_or_none(scores.get(key)) for key in chosen}
+    return {key: finite_or_none(scores.get(key)) for key in chosen}
 
 
 def mteb_labels(labels: Sequence[str]) -> list[Any]:
@@ -255,21 +216,12 @@ def mteb_labels(labels: Sequence[str]) -> list[Any]:
 
 
 def _embedded(embedder: Embedder, subset: Subset) -> tuple[list[Clip], np.ndarray]:
-    from audiobench.pooling import collate
+    from audiobench.metrics.validation import check_finite
 
-    kept, arrays = embedder.embed(subset.clips, subset.label)
+    kept, matrix = embedder.embed_matrix(subset.clips, subset.label)
     if len(kept) < 2:
         raise ValueError(f"{subset.where}: fewer than 2 clips left to evaluate")
-    matrix = collate(arrays)
-    bad = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
-    if bad.size:
-        from audiobench.metrics.validation import invalid_clips_error
-
-        raise invalid_clips_error(
-            f"{subset.where}: embeddings contain NaN or infinite values",
-            bad.tolist(),
-            [c.id for c in kept],
-        )
+    check_finite(matrix, [c.id for c in kept], f"{subset.where}: embeddings")
     return kept, matrix
 
 
@@ -303,47 +255,36 @@ def classification_report(
 
     kept, X = _embedded(embedder, subset)
     evaluated = _evaluation_split(kept, subset.where)
-    train = np.array([c.split in ("train", None) for c in kept]) if evaluated else None
-    test = np.array([c.split == evaluated for c in kept]) if evaluated else None
+    train = np.array([c.split in ("train", None) for c in kept])
+    test = np.array([c.split == evaluated for c in kept])
+    y: list[Any]
+    keys: tuple[str, ...]
     try:
         if multilabel:
-            if train is None or test is None:
+            if evaluated is None:
                 raise ValueError(
                     "multi-label classification under the reference protocol needs a 'train' "
                     "split and an evaluation split"
                 )
-            sets = [[p.strip() for p in str(c.label).split(separator) if p.strip()] for c in kept]
-            scores = logreg_multilabel_scores(
+            y = [[p.strip() for p in str(c.label).split(separator) if p.strip()] for c in kept]
+            train_test, keys = logreg_multilabel_scores, _MULTILABEL_KEYS
+        else:
+            y = mteb_labels([str(c.label) for c in kept])
+            train_test, keys = logreg_train_test_scores, _CLASSIFICATION_KEYS
+        if evaluated is None:
+            scores = logreg_cross_validation_scores(
+                X, y, n_splits=N_FOLDS, samples_per_label=SAMPLES_PER_LABEL, seed=SEED
+            )
+        else:
+            scores = train_test(
                 X[train],
-                [s for s, t in zip(sets, train, strict=True) if t],
+                [v for v, t in zip(y, train, strict=True) if t],
                 X[test],
-                [s for s, t in zip(sets, test, strict=True) if t],
+                [v for v, t in zip(y, test, strict=True) if t],
                 samples_per_label=SAMPLES_PER_LABEL,
                 n_experiments=N_EXPERIMENTS,
                 seed=SEED,
             )
-            keys: Sequence[str] = _MULTILABEL_KEYS
-            n_scored = int(test.sum())
-        else:
-            y = np.asarray(mteb_labels([str(c.label) for c in kept]), dtype=object)
-            if train is None or test is None:
-                labels = y.tolist()
-                scores = logreg_cross_validation_scores(
-                    X, labels, n_splits=N_FOLDS, samples_per_label=SAMPLES_PER_LABEL, seed=SEED
-                )
-                n_scored = len(kept)
-            else:
-                scores = logreg_train_test_scores(
-                    X[train],
-                    y[train].tolist(),
-                    X[test],
-                    y[test].tolist(),
-                    samples_per_label=SAMPLES_PER_LABEL,
-                    n_experiments=N_EXPERIMENTS,
-                    seed=SEED,
-                )
-                n_scored = int(test.sum())
-            keys = _CLASSIFICATION_KEYS
     except ValueError as exc:
         raise error_in_context(exc, subset.where) from exc
     subset.details["splits"] = {
@@ -352,9 +293,12 @@ def classification_report(
         **({} if evaluated is None else {"evaluated_split": evaluated}),
     }
     experiments = cast("list[dict[str, Any]]", scores["scores_per_experiment"])
-    per_experiment = [_flat(e, keys) for e in experiments]
     return MtebReport.model_validate(
-        {**_flat(scores, keys), "n_samples": n_scored, "per_experiment": per_experiment}
+        {
+            **_flat(scores, keys),
+            "n_samples": len(kept) if evaluated is None else int(test.sum()),
+            "per_experiment": [_flat(e, keys) for e in experiments],
+        }
     )
 
 
@@ -396,23 +340,19 @@ def clustering_report(embedder: Embedder, subset: Subset) -> MtebReport:
 
 def _ranking(
     scores: np.ndarray,
-    relevance: Sequence[Sequence[int]],
-    doc_ids: Sequence[str],
+    relevance: list[list[int]],
+    doc_ids: list[str],
     where: str,
-    candidates: Sequence[Sequence[int]] | None = None,
+    candidates: list[list[int]] | None = None,
 ) -> dict[str, float]:
     from audiobench.metrics.trec_retrieval import trec_retrieval_scores
 
     try:
         return trec_retrieval_scores(
-            scores,
-            [list(r) for r in relevance],
-            candidates=None if candidates is None else [list(c) for c in candidates],
-            corpus_ids=list(doc_ids),
-            on_missing="skip",
+            scores, relevance, candidates=candidates, corpus_ids=doc_ids, on_missing="skip"
         )
     except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from exc
+        raise error_in_context(exc, where) from exc
 
 
 def retrieval_report(
@@ -421,7 +361,7 @@ def retrieval_report(
     documents: Sequence[Any],
     q_matrix: np.ndarray,
     d_matrix: np.ndarray,
-    relevance: Sequence[Sequence[int]],
+    relevance: list[list[int]],
 ) -> MtebReport:
     """trec metrics of the embedded queries against the embedded documents.
 
@@ -431,17 +371,14 @@ def retrieval_report(
     """
     from audiobench.metrics.cosine_scores import cosine_score_matrix
 
-    per_clip: dict[str, int] = {}
-    for item in documents:
-        per_clip[item.clip.id] = per_clip.get(item.clip.id, 0) + 1
-    seen: dict[str, int] = {}
+    per_clip = Counter(item.clip.id for item in documents)
+    seen: Counter[str] = Counter()
     doc_ids = []
     for item in documents:
         source = str(item.clip.metadata.get("doc_id", item.clip.id))
         if per_clip[item.clip.id] > 1:
-            k = seen.get(item.clip.id, 0)
-            seen[item.clip.id] = k + 1
-            source = f"{source}-{k}"
+            source = f"{source}-{seen[item.clip.id]}"
+            seen[item.clip.id] += 1
         doc_ids.append(source)
     scores = cosine_score_matrix(q_matrix, d_matrix)
     metrics = _ranking(scores, relevance, doc_ids, subset.where)
@@ -452,47 +389,42 @@ def retrieval_report(
     )
 
 
-def reranking_report(task: RerankingTask, embedder: Embedder, subset: Subset) -> MtebReport:
-    """trec metrics of each query's ranking of its own candidates."""
+def reranking_report(
+    subset: Subset,
+    queries: Sequence[tuple[Clip, list[str], list[str]]],
+    q_matrix: np.ndarray,
+    cand_rows: Mapping[str, int],
+    cand_matrix: np.ndarray,
+    n_queries: int,
+) -> MtebReport:
+    """trec metrics of each query's ranking of its own candidates.
+
+    ``queries`` are the embedded query clips of the subset's ``n_queries``, each with its
+    embedded candidates and its positives; ``q_matrix`` holds their audio embeddings.
+    """
     from audiobench.metrics.cosine_scores import cosine_score_matrix
 
-    queries = [clip for clip in subset.clips if task.is_query(clip)]
-    candidates, positives = task._lists(queries)
-    rows, audio, cand_rows, cand_matrix = task._candidate_matrix(
-        embedder, subset, queries, candidates
-    )
-    kept = [
-        (clip, [c for c in dict.fromkeys(cands) if c in cand_rows], pos)
-        for clip, cands, pos in zip(queries, candidates, positives, strict=True)
-        if clip.id in rows
-    ]
-    no_candidates = [clip.id for clip, cands, _ in kept if not cands]
-    kept = [entry for entry in kept if entry[1]]
+    lists = [list(dict.fromkeys(cands)) for _, cands, _ in queries]
+    kept = [i for i, cands in enumerate(lists) if cands]
     if not kept:
         raise ValueError(f"{subset.where}: no embedded query has an embedded candidate")
     doc_index: dict[str, int] = {}
-    for _, cands, pos in kept:
-        for doc in [*cands, *pos]:
+    for i in kept:
+        for doc in [*lists[i], *queries[i][2]]:
             doc_index.setdefault(doc, len(doc_index))
-    width = cand_matrix.shape[1]
-    documents = np.zeros((len(doc_index), width), dtype=np.float64)
+    documents = np.zeros((len(doc_index), cand_matrix.shape[1]), dtype=np.float64)
     for doc, j in doc_index.items():
         if doc in cand_rows:  # a positive outside every list is never ranked: no vector needed
             documents[j] = cand_matrix[cand_rows[doc]]
-    q_matrix = audio[[rows[clip.id] for clip, _, _ in kept]]
-    if q_matrix.shape[1] != width:
-        from audiobench.families.ranking_inputs import check_same_width
-
-        check_same_width(q_matrix, documents, "query", "candidate", embedder.encoder.meta.name)
-    scores = cosine_score_matrix(q_matrix, documents)
-    relevance = [sorted({doc_index[p] for p in pos}) for _, _, pos in kept]
-    lists = [[doc_index[c] for c in cands] for _, cands, _ in kept]
-    metrics = _ranking(scores, relevance, list(doc_index), subset.where, candidates=lists)
+    scores = cosine_score_matrix(q_matrix[kept], documents)
+    relevance = [sorted({doc_index[p] for p in queries[i][2]}) for i in kept]
+    candidates = [[doc_index[c] for c in lists[i]] for i in kept]
+    metrics = _ranking(scores, relevance, list(doc_index), subset.where, candidates=candidates)
     judged = sum(1 for r in relevance if r)
     subset.details["skipped_queries"] = {
-        "n_empty": len(no_candidates),
+        "n_empty": len(queries) - len(kept),
         "n_no_relevant": len(kept) - judged,
-        "n_unembedded": len(queries) - len(kept) - len(no_candidates),
+        "n_unembedded": n_queries - len(queries),
     }
     return MtebReport.model_validate(
         {**metrics, "n_samples": judged, "n_documents": len(doc_index)}
@@ -502,35 +434,23 @@ def reranking_report(task: RerankingTask, embedder: Embedder, subset: Subset) ->
 # ---------------------------------------------------------------------------- zero-shot
 
 
-def zero_shot_report(
-    task: ZeroShotClassificationTask, embedder: Embedder, subset: Subset, prompts: np.ndarray
-) -> MtebReport:
-    """Arg-max of float32 cosine similarities to the class prompts (raw text embeddings)."""
-    from audiobench.families.ranking_inputs import check_same_width, embed_audio_matrix
+def zero_shot_report(audio: np.ndarray, prompts: np.ndarray, targets: Sequence[int]) -> MtebReport:
+    """Arg-max of float32 cosine similarities of the clips' audio embeddings to the class
+    prompts' (raw, as the encoder gave them); ``targets``: each clip's class index."""
     from audiobench.metrics.cosine_scores import cosine_score_matrix
     from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
 
-    ids, audio = embed_audio_matrix(embedder, subset.clips, subset.label)
-    kept = [c for c in subset.clips if c.id in ids]
-    if not kept:
-        raise ValueError(f"{subset.where}: no clip could be embedded")
-    check_same_width(audio, prompts, "audio", "text", embedder.encoder.meta.name)
-    similarity = cosine_score_matrix(audio[[ids[c.id] for c in kept]], prompts)
-    classes = task._classes
-    scores = zero_shot_argmax_scores(
-        similarity, [classes.index(str(c.label)) for c in kept], classes=None
-    )
+    similarity = cosine_score_matrix(audio, prompts)
+    scores = zero_shot_argmax_scores(similarity, list(targets), classes=None)
     return MtebReport.model_validate(
-        {**_flat(scores, _CLASSIFICATION_KEYS), "n_samples": len(kept)}
+        {**_flat(scores, _CLASSIFICATION_KEYS), "n_samples": len(targets)}
     )
 
 
 # ---------------------------------------------------------------------------- pairs
 
 
-def pair_report(
-    task: PairClassificationTask, first: np.ndarray, second: np.ndarray, labels: np.ndarray
-) -> MtebReport:
+def pair_report(first: np.ndarray, second: np.ndarray, labels: np.ndarray) -> MtebReport:
     """The reference's pair classification keys (no thresholds)."""
     from audiobench.metrics.pair_classification import pair_classification_scores
 

@@ -32,6 +32,7 @@ mean of the ``max_*`` values and of each function's metrics (thresholds are not 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import product
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -40,10 +41,10 @@ from pydantic import Field
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.families import mteb_protocol
-from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.metrics.naming import describe_clips
-from audiobench.reports import Count, Report, Summary, Unit, mean_or_none
-from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, error_in_context
+from audiobench.reports import Count, Report, Summary, Unit, finite_or_none, mean_or_none
+from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
 
 __all__ = [
     "PairClassificationReport",
@@ -129,7 +130,7 @@ class PairClassificationTask(Task):
     #: One clip may sit in several pairs: its audio then appears more than once.
     allow_duplicates: ClassVar[bool] = True
 
-    class Options(TaskOptions):
+    class Options(ProtocolOptions):
         pairs: Literal["given", "from_labels"] = Field(
             "given",
             description="'given': clips carry metadata['pair'] and the pair's 0/1 label; "
@@ -139,19 +140,14 @@ class PairClassificationTask(Task):
             20_000, ge=2, description="from_labels: most pairs scored per subset (drawn)."
         )
         seed: int = Field(0, description="from_labels: seed of the drawn pairs.")
-        protocol: mteb_protocol.Protocol = Field(
-            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
-        )
 
     options: Options = Options()
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         if cls.options.protocol == "mteb":
-            mteb_protocol.check_main_score(cls, path, "pair_classification")
-            return
-        known = {(f"max_{m}",) for m in METRICS} | {(s, m) for s in SIMILARITIES for m in METRICS}
-        if path not in known:
+            return mteb_protocol.check_main_score(cls, path)
+        if path not in {(f"max_{m}",) for m in METRICS} | set(product(SIMILARITIES, METRICS)):
             raise ValueError(
                 f"task {cls.metadata.name}: main score {':'.join(path)!r} is not 'max_<metric>' "
                 f"or '<similarity>:<metric>' (similarities {list(SIMILARITIES)}, metrics "
@@ -164,7 +160,7 @@ class PairClassificationTask(Task):
         if o.pairs == "from_labels":
             pairs.update(max_pairs=o.max_pairs, seed=o.seed)
         if o.protocol == "mteb":
-            return mteb_protocol.describe("pair_classification", **pairs)
+            return mteb_protocol.describe(self, **pairs)
         return {
             **pairs,
             "similarities": list(SIMILARITIES),
@@ -243,44 +239,46 @@ class PairClassificationTask(Task):
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics.pair_classification import pair_classification_scores
-        from audiobench.pooling import collate
+        from audiobench.metrics.validation import check_finite
 
-        where = subset.where
-        pairs, labels = self.pairs_of(subset.clips, where)
+        where, clips = subset.where, subset.clips
+        pairs, labels = self.pairs_of(clips, where)
         used = sorted({i for pair in pairs for i in pair})
-        kept, arrays = embedder.embed([subset.clips[i] for i in used], subset.label)
+        kept, matrix = embedder.embed_matrix([clips[i] for i in used], subset.label)
         row_of = {clip.id: r for r, clip in enumerate(kept)}
         usable = [
             (pair, label)
             for pair, label in zip(pairs, labels, strict=True)
-            if subset.clips[pair[0]].id in row_of and subset.clips[pair[1]].id in row_of
+            if clips[pair[0]].id in row_of and clips[pair[1]].id in row_of
         ]
         if not usable:
             raise ValueError(f"{where}: no pair has both clips embedded")
-        matrix = collate(arrays)
-        first = matrix[[row_of[subset.clips[a].id] for (a, _), _ in usable]]
-        second = matrix[[row_of[subset.clips[b].id] for (_, b), _ in usable]]
+        sides = []
+        for side in (0, 1):
+            ids = [clips[pair[side]].id for pair, _ in usable]
+            sides.append(matrix[[row_of[i] for i in ids]])
+            check_finite(sides[-1], ids, f"{where}: embeddings")
+        first, second = sides
         y = np.array([label for _, label in usable], dtype=np.int64)
-        self._check_finite(first, second, usable, subset.clips, where)
         subset.details["pair_counts"] = {
             "layout": self.options.pairs,
             "n_pairs_total": len(pairs),
             **(
-                {"n_pairs_possible": len(subset.clips) * (len(subset.clips) - 1) // 2}
+                {"n_pairs_possible": len(clips) * (len(clips) - 1) // 2}
                 if self.options.pairs == "from_labels"
                 else {}
             ),
         }
         try:
             if self.options.protocol == "mteb":
-                return mteb_protocol.pair_report(self, first, second, y)
+                return mteb_protocol.pair_report(first, second, y)
             scores = pair_classification_scores(first, second, y, model_similarity=None)
         except ValueError as exc:
             raise error_in_context(exc, where) from exc
         per_function = {
             name: SimilarityScores(
                 **{
-                    key: _finite_or_none(scores[f"{name}_{key}"])
+                    key: finite_or_none(scores[f"{name}_{key}"])
                     for key in SimilarityScores.model_fields
                 }
             )
@@ -295,47 +293,17 @@ class PairClassificationTask(Task):
             n_clips=len(kept),
         )
 
-    @staticmethod
-    def _check_finite(
-        first: np.ndarray,
-        second: np.ndarray,
-        usable: Sequence[tuple[tuple[int, int], int]],
-        clips: Sequence[Clip],
-        where: str,
-    ) -> None:
-        from audiobench.metrics.validation import invalid_clips_error
-
-        for side, matrix in ((0, first), (1, second)):
-            bad = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
-            if bad.size:
-                ids = [clips[usable[int(i)][0][side]].id for i in bad]
-                raise invalid_clips_error(
-                    f"{where}: embeddings contain NaN or infinite values",
-                    list(range(len(ids))),
-                    ids,
-                )
-
     def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
         if self.options.protocol == "mteb":
-            return mteb_protocol.summarize(reports)
-        typed = [r for r in reports.values() if isinstance(r, PairClassificationReport)]
+            return super().summarize(reports)
         functions = {
             name: {
-                metric: mean_or_none(getattr(getattr(r, name), metric) for r in typed)
-                for metric in METRICS
+                m: mean_or_none(_reports.score_at(r, (name, m)) for r in reports.values())
+                for m in METRICS
             }
             for name in SIMILARITIES
         }
-        return PairClassificationSummary(
-            **{f"max_{m}": mean_or_none(getattr(r, f"max_{m}") for r in typed) for m in METRICS},
-            **functions,
-            n_subsets=len(typed),
-            subsets=list(reports),
-        )
-
-
-def _finite_or_none(value: float) -> float | None:
-    return float(value) if np.isfinite(value) else None
+        return _reports.mean_summary(PairClassificationSummary, reports, **functions)
 
 
 def _unrank_pairs(ranks: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

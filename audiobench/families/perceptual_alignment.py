@@ -60,9 +60,9 @@ clips were dropped under ``--on-error skip`` are always counted skips.
 from __future__ import annotations
 
 import csv
-import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -72,6 +72,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from audiobench.audio import Clip
 from audiobench.reports import (
     Count,
+    KeyedReport,
     NonNegative,
     Report,
     Summary,
@@ -145,40 +146,44 @@ class Trial:
         return (self.anchor, self.first, self.second)
 
 
-def _header(fields: Sequence[str], names: Iterable[str], path: Path, required: bool) -> str | None:
-    lower = {f.strip().lower(): f for f in fields}
-    for name in names:
-        if name.lower() in lower:
-            return lower[name.lower()]
-    if required:
-        raise ValueError(f"{path}: needs a column named {' or '.join(names)}; found {list(fields)}")
-    return None
+def _table_rows(
+    path: Path, required: Mapping[str, Sequence[str]], optional: Mapping[str, str] | None = None
+) -> list[tuple[str, dict[str, str]]]:
+    """Each row of a CSV table as (``"<file> line <n>"``, field -> stripped cell).
 
-
-def _cell(row: Mapping[str, str | None], column: str | None) -> str:
-    return (row.get(column) or "").strip() if column else ""
+    A field's column is the first of its names among the headers, matched case-insensitively;
+    a required field without one is an error, an optional one reads as empty.
+    """
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        fields = reader.fieldnames or []
+        lower = {f.strip().lower(): f for f in fields}
+        columns: dict[str, str | None] = {}
+        for field, names in required.items():
+            columns[field] = next((lower[n.lower()] for n in names if n.lower() in lower), None)
+            if columns[field] is None:
+                raise ValueError(
+                    f"{path}: needs a column named {' or '.join(names)}; found {list(fields)}"
+                )
+        for field, name in (optional or {}).items():
+            columns[field] = lower.get(name.lower())
+        return [
+            (
+                f"{path.name} line {line}",
+                {field: (row.get(c) or "").strip() if c else "" for field, c in columns.items()},
+            )
+            for line, row in enumerate(reader, start=2)
+        ]
 
 
 def read_triplet_table(path: Path, columns: TrialColumns = DEFAULT_COLUMNS) -> list[Trial]:
     """Triplets from a CSV table (VocSim's ``triplets.csv``), in file order."""
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        fields = reader.fieldnames or []
-        anchor = _header(fields, columns.anchor, path, True)
-        positive = _header(fields, [columns.positive], path, True)
-        negative = _header(fields, [columns.negative], path, True)
-        margin = _header(fields, [columns.margin], path, False)
-        return [
-            Trial(
-                where=f"{path.name} line {line}",
-                kind=TRIPLET,
-                anchor=_cell(row, anchor),
-                first=_cell(row, positive),
-                second=_cell(row, negative),
-                group=_cell(row, margin).lower() or None,
-            )
-            for line, row in enumerate(reader, start=2)
-        ]
+    required = {"a": columns.anchor, "p": [columns.positive], "n": [columns.negative]}
+    rows = _table_rows(path, required, {"group": columns.margin})
+    return [
+        Trial(where, TRIPLET, row["a"], row["p"], row["n"], group=row["group"].lower() or None)
+        for where, row in rows
+    ]
 
 
 def _choice(decision: str) -> int | None:
@@ -189,22 +194,19 @@ def read_probe_table(
     path: Path, columns: TrialColumns = DEFAULT_COLUMNS
 ) -> tuple[list[Trial], list[str]]:
     """2AFC trials from a CSV table (VocSim's ``probes.csv``), and where decisions were missing."""
+    required = {
+        "x": columns.anchor,
+        "l": [columns.left],
+        "r": [columns.right],
+        "d": [columns.decision],
+    }
     trials, unanswered = [], []
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        fields = reader.fieldnames or []
-        probe = _header(fields, columns.anchor, path, True)
-        left = _header(fields, [columns.left], path, True)
-        right = _header(fields, [columns.right], path, True)
-        decision = _header(fields, [columns.decision], path, True)
-        for line, row in enumerate(reader, start=2):
-            where = f"{path.name} line {line}"
-            choice = _choice(_cell(row, decision))
-            if choice is None:
-                unanswered.append(where)
-                continue
-            members = (_cell(row, probe), _cell(row, left), _cell(row, right))
-            trials.append(Trial(where, TWO_AFC, *members, choice))
+    for where, row in _table_rows(path, required):
+        choice = _choice(row["d"])
+        if choice is None:
+            unanswered.append(where)
+        else:
+            trials.append(Trial(where, TWO_AFC, row["x"], row["l"], row["r"], choice))
     return trials, unanswered
 
 
@@ -233,19 +235,9 @@ def consistent_trials(trials: Sequence[Trial], threshold: float) -> tuple[list[T
             continue
         winner = next(k for k, v in votes.items() if v == top)
         first = members[0]
-        kept.append(
-            Trial(
-                where=f"{first.where} (+{len(members) - 1} repeats)"
-                if len(members) > 1
-                else first.where,
-                kind=TWO_AFC,
-                anchor=first.anchor,
-                first=first.first,
-                second=first.second,
-                choice=0 if winner == first.first else 1,
-                group=CONSISTENT,
-            )
-        )
+        repeats = f" (+{len(members) - 1} repeats)" if len(members) > 1 else ""
+        choice = 0 if winner == first.first else 1
+        kept.append(replace(first, where=first.where + repeats, choice=choice, group=CONSISTENT))
     return kept, dropped
 
 
@@ -305,19 +297,17 @@ class TrialScores(Report):
         return self
 
 
-class PerceptualReport(Report):
+class PerceptualReport(KeyedReport):
     """One subset: distance -> trial kind (``triplet``, ``2afc``) -> trial group -> scores."""
 
-    model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[DistanceName, dict[KindName, dict[GroupName, TrialScores]]] = Field(
         init=False
     )
 
 
-class PerceptualSummary(Summary):
+class PerceptualSummary(Summary, KeyedReport):
     """Mean accuracy over subsets: distance -> ``"<kind>/<group>"`` -> mean (None: undefined)."""
 
-    model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[DistanceName, dict[TrialSetName, Unit | None]] = Field(init=False)
 
 
@@ -457,58 +447,47 @@ class PerceptualAlignmentTask(Task):
                 else:
                     notes.append(f"no {name} in {root}")
             elif hub:
+                from huggingface_hub import hf_hub_download
+
+                source = self.metadata.dataset.path
                 try:
-                    found[kind] = self._download(name)
+                    found[kind] = Path(
+                        hf_hub_download(
+                            source, name, repo_type="dataset", revision=self.dataset_revision
+                        )
+                    )
                 except Exception as exc:  # missing file, no network: both mean "not there"
                     notes.append(
-                        f"{name} not fetched from {self.metadata.dataset.path}@"
-                        f"{self.dataset_revision}: {type(exc).__name__}: {exc}"
+                        f"{name} not fetched from {source}@{self.dataset_revision}: "
+                        f"{type(exc).__name__}: {exc}"
                     )
         return found, notes
-
-    def _download(self, name: str) -> Path:
-        from huggingface_hub import hf_hub_download
-
-        return Path(
-            hf_hub_download(
-                self.metadata.dataset.path,
-                name,
-                repo_type="dataset",
-                revision=self.dataset_revision,
-            )
-        )
 
     def _metadata_trials(
         self, clips: Sequence[Clip], where_task: str
     ) -> tuple[list[Trial], list[str]]:
         cols = self.options.trial_columns
+        sides = {TRIPLET: (cols.positive, cols.negative), TWO_AFC: (cols.left, cols.right)}
         trials, unanswered = [], []
         for clip in clips:
             meta = {str(k).lower(): str(v).strip() for k, v in clip.metadata.items()}
             where = f"clip {clip.id!r} ({clip.audio.location})"
-            positive, negative = meta.get(cols.positive, ""), meta.get(cols.negative, "")
-            if positive or negative:
-                if not (positive and negative):
+            for kind, (a, b) in sides.items():
+                first, second = meta.get(a, ""), meta.get(b, "")
+                if not (first or second):
+                    continue
+                if not (first and second):
                     raise ValueError(
-                        f"{where_task}: {where} has one of {cols.positive!r} and "
-                        f"{cols.negative!r} but not the other"
+                        f"{where_task}: {where} has one of {a!r} and {b!r} but not the other"
                     )
-                group = meta.get(cols.margin, "").lower() or None
-                trials.append(
-                    Trial(where, TRIPLET, self.clip_key(clip), positive, negative, 0, group)
-                )
-            left, right = meta.get(cols.left, ""), meta.get(cols.right, "")
-            if left or right:
-                if not (left and right):
-                    raise ValueError(
-                        f"{where_task}: {where} has one of {cols.left!r} and "
-                        f"{cols.right!r} but not the other"
-                    )
-                choice = _choice(meta.get(cols.decision, ""))
+                choice = 0 if kind == TRIPLET else _choice(meta.get(cols.decision, ""))
+                group = meta.get(cols.margin, "").lower() or None if kind == TRIPLET else None
                 if choice is None:
                     unanswered.append(where)
-                    continue
-                trials.append(Trial(where, TWO_AFC, self.clip_key(clip), left, right, choice))
+                else:
+                    trials.append(
+                        Trial(where, kind, self.clip_key(clip), first, second, choice, group)
+                    )
         return trials, unanswered
 
     def load_trials(
@@ -525,21 +504,15 @@ class PerceptualAlignmentTask(Task):
         sources: list[dict[str, Any]] = []
         if trials or unanswered:
             sources.append({"source": "clip metadata", "n_rows": len(trials) + len(unanswered)})
-        if TRIPLET in tables:
-            rows = read_triplet_table(tables[TRIPLET], columns)
-            trials += rows
-            sources.append({"source": str(tables[TRIPLET]), "kind": TRIPLET, "n_rows": len(rows)})
-        if TWO_AFC in tables:
-            rows, missing = read_probe_table(tables[TWO_AFC], columns)
+        for kind, path in tables.items():
+            missing: list[str] = []
+            if kind == TRIPLET:
+                rows = read_triplet_table(path, columns)
+            else:
+                rows, missing = read_probe_table(path, columns)
             trials += rows
             unanswered += missing
-            sources.append(
-                {
-                    "source": str(tables[TWO_AFC]),
-                    "kind": TWO_AFC,
-                    "n_rows": len(rows) + len(missing),
-                }
-            )
+            sources.append({"source": str(path), "kind": kind, "n_rows": len(rows) + len(missing)})
         if not trials:
             raise ValueError(
                 f"{where}: no trials found: no clip carries trial columns "
@@ -553,26 +526,24 @@ class PerceptualAlignmentTask(Task):
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> PerceptualReport:
         from audiobench.metrics import pairwise_distances
-        from audiobench.pooling import collate
 
         where = subset.where
         clips = subset.clips
         trials, origin = self.load_trials(clips, where)
+        keys = [self.clip_key(clip) for clip in clips]
         index: dict[str, Clip] = {}
-        duplicate_keys: list[str] = []
-        for clip in clips:
-            key = self.clip_key(clip)
-            if key in index:
-                duplicate_keys.append(key)  # trials reach the first clip with this key
-            else:
-                index[key] = clip
+        for key, clip in zip(keys, clips, strict=True):
+            index.setdefault(key, clip)  # trials reach the first clip with a key
 
-        counts: dict[str, dict[str, int]] = {kind: {"declared": 0} for kind in KINDS}
-        for trial in trials:
-            counts[trial.kind]["declared"] += 1
+        counts: dict[str, dict[str, int]] = {kind: {} for kind in KINDS}
+
+        def count(what: str, of: Sequence[Trial]) -> None:
+            for kind in KINDS:
+                counts[kind][what] = sum(t.kind == kind for t in of)
+
+        count("declared", trials)
         counts[TWO_AFC]["unanswered"] = len(origin["unanswered"])
-        trials, n_duplicates = _drop_duplicate_triplets(trials)
-        counts[TRIPLET]["duplicates"] = n_duplicates
+        trials, counts[TRIPLET]["duplicates"] = _drop_duplicate_triplets(trials)
 
         missing = [t for t in trials if any(m not in index for m in t.members)]
         if missing and self.options.missing_members == "error":
@@ -580,26 +551,20 @@ class PerceptualAlignmentTask(Task):
                 f"{where}: {len(missing)} trial(s) name clips the dataset does not "
                 f"have, e.g. {_describe_missing(missing[:3], index)}"
             )
-        for kind in KINDS:
-            counts[kind]["missing_members"] = sum(t.kind == kind for t in missing)
-        absent = {id(t) for t in missing}
-        trials = [t for t in trials if id(t) not in absent]
+        count("missing_members", missing)
+        trials = [t for t in trials if all(m in index for m in t.members)]
 
-        kept, arrays = embedder.embed(clips, subset.label)
-        matrix = collate(arrays)
+        kept, matrix = embedder.embed_matrix(clips, subset.label)
         row_of = {clip.id: i for i, clip in enumerate(kept)}
         position = {key: row_of[c.id] for key, c in index.items() if c.id in row_of}
         dropped = [t for t in trials if any(m not in position for m in t.members)]
-        for kind in KINDS:
-            counts[kind]["unembedded"] = sum(t.kind == kind for t in dropped)
-        gone = {id(t) for t in dropped}
-        trials = [t for t in trials if id(t) not in gone]
+        count("unembedded", dropped)
+        trials = [t for t in trials if all(m in position for m in t.members)]
         if not trials:
             raise ValueError(f"{where}: no trial has all its clips embedded")
 
+        count("evaluated", trials)
         sets, n_inconsistent = self._trial_sets(trials, where)
-        for kind in KINDS:
-            counts[kind]["evaluated"] = len(sets.get((kind, ALL), []))
         threshold = self.options.consistency_threshold
         if (TWO_AFC, ALL) in sets and threshold is not None:
             counts[TWO_AFC]["consistent"] = len(sets.get((TWO_AFC, CONSISTENT), []))
@@ -624,14 +589,14 @@ class PerceptualAlignmentTask(Task):
             "missing_members": _describe_missing(missing[:EXAMPLES], index) if missing else None,
             "unembedded": [t.where for t in dropped[:EXAMPLES]],
             "unanswered": origin["unanswered"][:EXAMPLES],
-            "duplicate_keys": sorted(set(duplicate_keys))[:EXAMPLES],
+            "duplicate_keys": sorted({k for k, n in Counter(keys).items() if n > 1})[:EXAMPLES],
         }
         subset.details.update(
             {
                 "trial_sources": origin["sources"],
                 "trial_tables_not_found": origin["not_found"],
                 "counts": counts,
-                "n_duplicate_keys": len(duplicate_keys),
+                "n_duplicate_keys": len(keys) - len(index),
                 "examples": {k: v for k, v in examples.items() if v},
                 "n_clips_embedded": len(kept),
             }
@@ -640,18 +605,18 @@ class PerceptualAlignmentTask(Task):
 
     def summarize(self, reports: Mapping[str, _AnyReport]) -> PerceptualSummary:
         """Unweighted mean over subsets of each accuracy (None where a subset lacks it)."""
+        scored = dict.fromkeys(
+            (distance, kind, group)
+            for report in reports.values()
+            for distance, kinds in (report.model_extra or {}).items()
+            for kind, groups in kinds.items()
+            for group in groups
+        )
         means: dict[str, dict[str, float | None]] = {}
-        for report in reports.values():
-            for distance, kinds in (report.model_extra or {}).items():
-                for kind, groups in kinds.items():
-                    for group in groups:
-                        means.setdefault(distance, {})[f"{kind}/{group}"] = None
-        for distance, sets in means.items():
-            for name in sets:
-                kind, _, group = name.partition("/")
-                sets[name] = mean_or_none(
-                    score_at(r, (distance, kind, group, "accuracy")) for r in reports.values()
-                )
+        for path in scored:
+            means.setdefault(path[0], {})[f"{path[1]}/{path[2]}"] = mean_or_none(
+                score_at(r, (*path, "accuracy")) for r in reports.values()
+            )
         return PerceptualSummary.model_validate({"subsets": list(reports), **means})
 
     def _trial_sets(
@@ -705,42 +670,22 @@ def _describe_missing(trials: Sequence[Trial], index: Mapping[str, Clip]) -> str
 def _score(
     D: np.ndarray, trials: Sequence[Trial], local: Mapping[str, int], n_boot: int, seed: int
 ) -> TrialScores:
-    """Accuracy, counts, p-value and bootstrap interval of one set of trials."""
-    from audiobench.metrics import binomial_p_value, triplet_accuracy, two_afc_accuracy
+    """Accuracy, counts, p-value and bootstrap interval of one set of trials.
+
+    The listeners' choice is the closer clip: a trial is right when the chosen clip is nearer
+    the anchor than the other (a triplet's positive always is the chosen one).
+    """
+    from audiobench.metrics import triplet_accuracy
+    from audiobench.metrics.calibration import bootstrap_interval
 
     a = np.array([local[t.anchor] for t in trials])
     first = D[a, [local[t.first] for t in trials]]
     second = D[a, [local[t.second] for t in trials]]
-    tie = first == second
-    if trials[0].kind == TRIPLET:
-        report: dict[str, Any] = dict(triplet_accuracy(first, second))
-        points = np.where(tie, 0.5, (first < second).astype(np.float64))
-    else:
-        human = np.array([t.choice for t in trials])
-        model = np.where(first < second, 0, 1)
-        untied = ~tie
-        wins = 0
-        if untied.any():
-            wins = int(two_afc_accuracy(model[untied], human[untied])["n_correct"])
-        n = len(trials)
-        n_ties = int(tie.sum())
-        n_correct = wins + 0.5 * n_ties
-        report = {
-            "accuracy": n_correct / n,
-            "n": n,
-            "n_correct": n_correct,
-            "n_ties": n_ties,
-            "p_value": binomial_p_value(math.floor(n_correct), n),
-        }
-        points = np.where(tie, 0.5, (model == human).astype(np.float64))
-    return TrialScores(**report, ci95=_bootstrap(points, n_boot, seed))
-
-
-def _bootstrap(points: np.ndarray, n_boot: int, seed: int) -> list[float] | None:
-    """Percentile 95 % interval of the mean of per-trial scores, resampling trials."""
-    from audiobench.metrics.calibration import bootstrap_interval
-
-    if n_boot == 0:
-        return None
-    interval = bootstrap_interval(points, n_boot, seed)
-    return [interval.low, interval.high]
+    human = np.array([t.choice for t in trials]) == 0
+    chosen, other = np.where(human, first, second), np.where(human, second, first)
+    # Percentile 95 % interval of the mean of per-trial scores, resampling trials.
+    points = np.where(chosen == other, 0.5, (chosen < other).astype(np.float64))
+    ci = bootstrap_interval(points, n_boot, seed) if n_boot else None
+    return TrialScores(
+        **triplet_accuracy(chosen, other), ci95=None if ci is None else (ci.low, ci.high)
+    )

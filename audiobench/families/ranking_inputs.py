@@ -23,7 +23,7 @@ __all__ = [
     "LIST_SEPARATOR",
     "MAX_LISTED_IDS",
     "check_same_width",
-    "embed_audio_matrix",
+    "embed_both",
     "embed_text_matrix",
     "parse_list",
     "unit_rows",
@@ -66,23 +66,21 @@ def parse_list(value: Any, *, field: str, clip_id: str) -> list[str]:
     return out
 
 
-def embed_audio_matrix(
-    embedder: Embedder, clips: Sequence[Clip], description: str
-) -> tuple[dict[str, int], np.ndarray]:
-    """Pooled embeddings of ``clips`` as one ``[n, D]`` float64 matrix, and each kept id's row.
+def embed_both(
+    embedder: Embedder, clips: Sequence[Clip], texts: Sequence[str], description: str
+) -> tuple[dict[str, int], np.ndarray, dict[str, int], np.ndarray]:
+    """The pooled audio embeddings of ``clips`` and the text embeddings of ``texts``, each a
+    float64 ``[n, D]`` matrix with each clip id's or text's row, refused unless both share
+    one width.
 
-    All clips are collated together, so padded (``flatten``) embeddings share one width.
-    Clips the runner skipped have no row.
+    The clips are collated together (:meth:`~audiobench.task.Embedder.embed_matrix`); clips
+    the runner skipped have no row. No texts: no text embedding.
     """
-    from audiobench.pooling import collate
-
-    if not clips:
-        return {}, np.zeros((0, 0))
-    kept, arrays = embedder.embed(clips, description)
-    if not kept:
-        return {}, np.zeros((0, 0))
-    matrix = collate([np.asarray(a) for a in arrays]).astype(np.float64)
-    return {clip.id: i for i, clip in enumerate(kept)}, matrix
+    kept, audio = embedder.embed_matrix(clips, description)
+    text_rows, text = embed_text_matrix(embedder, texts, f"{description} texts")
+    if kept and text_rows:
+        check_same_width(audio, text, "audio", "text", embedder.encoder.meta.name)
+    return {clip.id: i for i, clip in enumerate(kept)}, audio.astype(np.float64), text_rows, text
 
 
 def embed_text_matrix(

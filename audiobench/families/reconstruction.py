@@ -84,22 +84,10 @@ __all__ = [
     "ReconstructionReport",
     "ReconstructionSummary",
     "ReconstructionTask",
-    "summarise",
 ]
 
 #: Per-clip SI-SDR values are clipped to ±this many dB (see the module docstring).
 SI_SDR_CAP_DB: float = 100.0
-
-#: The summary's numbers: one a main score may name.
-SUMMARY_METRICS = (
-    "fad",
-    "kad",
-    "kid_poly",
-    "embedding_mse",
-    "si_sdr",
-    "log_mel_distance",
-    "bits_per_second",
-)
 
 #: An SI-SDR value after clipping.
 _Decibels = Annotated[float, Field(ge=-SI_SDR_CAP_DB, le=SI_SDR_CAP_DB)]
@@ -174,16 +162,8 @@ class ReconstructionSummary(Summary):
     bits_per_second: NonNegative | None
 
 
-def summarise(values: Sequence[float] | np.ndarray) -> dict[str, float]:
-    """Mean, std (population), median, min and max of per-clip values."""
-    array = np.asarray(values, dtype=np.float64)
-    return {
-        "mean": float(array.mean()),
-        "std": float(array.std()),
-        "median": float(np.median(array)),
-        "min": float(array.min()),
-        "max": float(array.max()),
-    }
+#: The summary's numbers: one a main score may name.
+SUMMARY_METRICS = tuple(f for f in ReconstructionSummary.model_fields if f != "subsets")
 
 
 def match_length(wave: np.ndarray, n: int) -> tuple[np.ndarray, int]:
@@ -240,11 +220,7 @@ class ReconstructionTask(Task):
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
-        if path not in {(m,) for m in SUMMARY_METRICS}:
-            raise ValueError(
-                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
-                f"{list(SUMMARY_METRICS)}"
-            )
+        cls.require_main_score(path, SUMMARY_METRICS)
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
@@ -277,8 +253,11 @@ class ReconstructionTask(Task):
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> ReconstructionReport:
         from audiobench.metrics import (
             embedding_mse_details,
+            log_mel_distance,
+            per_clip_summary,
             polynomial_mmd,
             reconstruction_embedding_scores,
+            si_sdr,
         )
         from audiobench.pooling import collate
 
@@ -315,9 +294,12 @@ class ReconstructionTask(Task):
                     for clip, wave in zip(batch, waves, strict=True):
                         original = decode_clip(clip, self.metadata.sample_rate, model_rate)
                         wave, changes[clip.id] = match_length(wave, len(original))
-                        sdr[clip.id], mel[clip.id] = self._waveform_scores(
-                            clip, original, wave, model_rate, subset
-                        )
+                        try:
+                            sdr[clip.id] = si_sdr(original, wave)
+                            mel[clip.id] = log_mel_distance(original, wave, model_rate)
+                        except ValueError as exc:
+                            where = f"{subset.where}: clip {clip.id!r} ({clip.audio.location})"
+                            raise ValueError(f"{where}: {exc}") from exc
                         rebuilt.append(_rebuilt_clip(clip, wave, model_rate, encoder))
                     bar.advance(len(batch))
                 done, frames = of_rebuilt.embed(
@@ -360,15 +342,15 @@ class ReconstructionTask(Task):
             embedding_mse=None
             if scores["embedding_mse"] is None
             else EmbeddingMse(
-                **summarise(np.asarray(mse.per_clip, dtype=np.float64)),
+                **per_clip_summary(np.asarray(mse.per_clip, dtype=np.float64)),
                 n_evaluated=mse.n_evaluated,
                 n_skipped=mse.n_skipped,
             ),
             si_sdr=SiSdr(
-                **summarise(np.clip(sdr_array, -SI_SDR_CAP_DB, SI_SDR_CAP_DB)),
+                **per_clip_summary(np.clip(sdr_array, -SI_SDR_CAP_DB, SI_SDR_CAP_DB)),
                 n_capped=int((np.abs(sdr_array) > SI_SDR_CAP_DB).sum()),
             ),
-            log_mel_distance=PerClip(**summarise([mel[c.id] for c in final])),
+            log_mel_distance=PerClip(**per_clip_summary([mel[c.id] for c in final])),
             bits_per_second=bits,
             length_matching=LengthMatching(
                 n_trimmed=sum(c < 0 for c in change),
@@ -386,19 +368,6 @@ class ReconstructionTask(Task):
             raise ValueError(
                 f"{subset.where}: {len(clips)} clip(s) {what}; FAD and KAD need at least 2"
             )
-
-    def _waveform_scores(
-        self, clip: Clip, original: np.ndarray, wave: np.ndarray, rate: int, subset: Subset
-    ) -> tuple[float, float]:
-        """SI-SDR and log-mel distance of one clip; errors name the clip."""
-        from audiobench.metrics import log_mel_distance, si_sdr
-
-        try:
-            return si_sdr(original, wave), log_mel_distance(original, wave, rate)
-        except ValueError as exc:
-            raise ValueError(
-                f"{subset.where}: clip {clip.id!r} ({clip.audio.location}): {exc}"
-            ) from exc
 
     def _decode(
         self, encoder: Encoder, batch: Sequence[Clip], outputs: Sequence[Any], subset: Subset
@@ -437,19 +406,15 @@ class ReconstructionTask(Task):
         return out
 
     def summarize(self, reports: Mapping[str, AnyReport]) -> ReconstructionSummary:
-        typed = [r for r in reports.values() if isinstance(r, ReconstructionReport)]
-        return ReconstructionSummary(
-            subsets=list(reports),
-            fad=mean_or_none(r.fad for r in typed),
-            kad=mean_or_none(r.kad for r in typed),
-            kid_poly=mean_or_none(r.kid_poly for r in typed),
-            embedding_mse=mean_or_none(
-                None if r.embedding_mse is None else r.embedding_mse.mean for r in typed
-            ),
-            si_sdr=mean_or_none(r.si_sdr.mean for r in typed),
-            log_mel_distance=mean_or_none(r.log_mel_distance.mean for r in typed),
-            bits_per_second=mean_or_none(r.bits_per_second for r in typed),
-        )
+        """Unweighted mean over subsets of each headline number (a per-clip summary's mean)."""
+        # A per-clip figure (SI-SDR, log-mel distance, embedding MSE) counts by its mean.
+        headline = {
+            metric: mean_or_none(
+                getattr(getattr(r, metric), "mean", getattr(r, metric)) for r in reports.values()
+            )
+            for metric in SUMMARY_METRICS
+        }
+        return ReconstructionSummary(subsets=list(reports), **headline)
 
     def protocol(self) -> dict[str, Any]:
         from audiobench.metrics.reconstruction import FAD_COVARIANCE_EPS, KAD_SCALE
@@ -506,20 +471,18 @@ def _bitrate(
     """Bits per second of the code stream, and how it was found (or why it is null)."""
     from audiobench.metrics import bits_per_second
 
-    nominal = getattr(encoder, "bits_per_second", None)
+    method = getattr(encoder, "bits_per_second", None)
+    nominal = float(method()) if callable(method) else None
     arrays = [np.asarray(z) for z in outputs]
     if not all(np.issubdtype(a.dtype, np.integer) for a in arrays):
-        info: dict[str, Any] = {
-            "method": None,
-            "reason": "the model's outputs are continuous latents, not codes: reconstruction "
-            "used no quantised code stream",
-        }
-        if callable(nominal):
-            info["nominal_bits_per_second"] = float(nominal())
-            info["reason"] += " (nominal_bits_per_second is the bitrate its codes would have)"
-        return None, info
-    if callable(nominal):
-        return float(nominal()), {"method": "encoder.bits_per_second()"}
+        reason = "the model's outputs are continuous latents, not codes: reconstruction used no "
+        reason += "quantised code stream"
+        if nominal is None:
+            return None, {"method": None, "reason": reason}
+        reason += " (nominal_bits_per_second is the bitrate its codes would have)"
+        return None, {"method": None, "reason": reason, "nominal_bits_per_second": nominal}
+    if nominal is not None:
+        return nominal, {"method": "encoder.bits_per_second()"}
     widths = {a.shape[1] if a.ndim == 2 else None for a in arrays}
     if len(widths) != 1 or None in widths:
         return None, {

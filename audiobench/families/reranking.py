@@ -44,53 +44,36 @@ left out (:mod:`audiobench.families.mteb_protocol`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import AfterValidator, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
 from audiobench.families import mteb_protocol
-from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
-from audiobench.families.ranking_inputs import (
-    MAX_LISTED_IDS,
-    check_same_width,
-    embed_audio_matrix,
-    embed_text_matrix,
-    parse_list,
-    unit_rows,
-)
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
+from audiobench.families.ranking_inputs import MAX_LISTED_IDS, embed_both, parse_list, unit_rows
 from audiobench.metrics.naming import describe_clips
-from audiobench.reports import Count, NonNegative, Report, Summary, Unit, mean_summary
-from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
+from audiobench.reports import Count, KeyedReport, NonNegative, Summary, Unit, metric_names
+from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskScores
 
-__all__ = ["RerankingReport", "RerankingSummary", "RerankingTask", "closest_references"]
+__all__ = ["RerankingReport", "RerankingSummary", "RerankingTask"]
 
 #: Metrics that are means over queries of [0, 1] values, and the error rates (≥ 0).
 RANKING_METRICS = ("map", "mrr", "ndcg")
 ERROR_RATES = ("wer", "candidate_error_rate", "char_error_rate")
 
-
-def _ndcg_at(name: str) -> str:
-    k = name.removeprefix("ndcg@")
-    if k == name or not k.isdigit() or int(k) < 1 or k != str(int(k)):
-        raise ValueError(
-            "unknown metric; known: map, mrr, ndcg, ndcg@<k>, wer, candidate_error_rate, "
-            "char_error_rate"
-        )
-    return name
+NdcgAt = Annotated[
+    str, AfterValidator(metric_names((*RANKING_METRICS, *ERROR_RATES), ("ndcg@", "")))
+]
 
 
-NdcgAt = Annotated[str, AfterValidator(_ndcg_at)]
-
-
-class RerankingScores(Report):
+class RerankingScores(KeyedReport):
     """mAP, MRR, nDCG over the whole list and at the cut-off (``ndcg@<k>``), WER/CER."""
 
-    model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[NdcgAt, Unit | None] = Field(init=False)
     map: Unit | None
     mrr: Unit | None
@@ -120,28 +103,8 @@ class RerankingSummary(Summary, RerankingScores):
     n_subsets: Count
 
 
-def closest_references(
-    positives: Sequence[Sequence[str]],
-    hypotheses: Sequence[str],
-    unit: Literal["word", "char"],
-    *,
-    lowercase: bool = True,
-    strip_punctuation: bool = False,
-) -> list[str]:
-    """For each hypothesis, the positive with the fewest ``unit`` edits to it (first on ties)."""
-    from audiobench.metrics import edit_distance, normalize_text
-
-    def units(text: str) -> Sequence[str]:
-        norm = normalize_text(text, lowercase=lowercase, strip_punctuation=strip_punctuation)
-        return norm.split() if unit == "word" else norm
-
-    chosen = []
-    for refs, hyp in zip(positives, hypotheses, strict=True):
-        if not refs:
-            raise ValueError("a query without positives has no reference text")
-        target = units(hyp)
-        chosen.append(min(refs, key=lambda ref: edit_distance(units(ref), target)))
-    return chosen
+#: An embedded query clip with its embedded candidates (in order) and its positives.
+_Query = tuple[Clip, list[str], list[str]]
 
 
 class RerankingTask(Task):
@@ -152,7 +115,7 @@ class RerankingTask(Task):
     Summary = ByProtocol(RerankingSummary, MtebSummary)
     needs_labels = False  # relevance comes from each query's positives
 
-    class Options(TaskOptions):
+    class Options(ProtocolOptions):
         candidate_modality: Literal["audio", "text"] = Field(
             "text", description="Candidates are texts, or clip ids of the task's clips."
         )
@@ -166,9 +129,6 @@ class RerankingTask(Task):
         strip_punctuation: bool = Field(
             False, description="WER/CER: remove punctuation (texts are always lowercased)."
         )
-        protocol: mteb_protocol.Protocol = Field(
-            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
-        )
 
     options: Options = Options()
     #: Every clip of the evaluation by id (set by :meth:`evaluate`): audio candidates may
@@ -178,15 +138,10 @@ class RerankingTask(Task):
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         if cls.options.protocol == "mteb":
-            return mteb_protocol.check_main_score(cls, path, "reranking")
-        reported = {*RANKING_METRICS, f"ndcg@{cls.options.ndcg_k}"}
-        if cls.options.candidate_modality == "text":
-            reported |= set(ERROR_RATES)
-        if len(path) != 1 or path[0] not in reported:
-            raise ValueError(
-                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
-                f"{sorted(reported)}"
-            )
+            return mteb_protocol.check_main_score(cls, path)
+        text = cls.options.candidate_modality == "text"
+        ndcg_k = f"ndcg@{cls.options.ndcg_k}"
+        cls.require_main_score(path, [*RANKING_METRICS, ndcg_k, *(ERROR_RATES if text else ())])
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
@@ -202,7 +157,7 @@ class RerankingTask(Task):
     def protocol(self) -> dict[str, Any]:
         o = self.options
         if o.protocol == "mteb":
-            return mteb_protocol.describe("reranking", candidate_modality=o.candidate_modality)
+            return mteb_protocol.describe(self, candidate_modality=o.candidate_modality)
         protocol: dict[str, Any] = {
             "candidate_modality": o.candidate_modality,
             "similarity": "cosine",
@@ -239,13 +194,6 @@ class RerankingTask(Task):
             )
         return groups
 
-    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
-        if self.options.protocol == "mteb":
-            return mteb_protocol.summarize(reports)
-        first = next(iter(reports.values()))
-        fixed = [*RANKING_METRICS, *(m for m in ERROR_RATES if m in first.model_fields_set)]
-        return mean_summary(RerankingSummary, reports, fixed)
-
     def _lists(self, queries: Sequence[Clip]) -> tuple[list[list[str]], list[list[str]]]:
         candidates, positives = [], []
         for clip in queries:
@@ -271,43 +219,38 @@ class RerankingTask(Task):
     ) -> tuple[dict[str, int], np.ndarray, dict[str, int], np.ndarray]:
         """Rows of the queries' audio, and rows of the candidates (texts or clip ids)."""
         audio_clips = {clip.id: clip for clip in queries}
-        if self.options.candidate_modality == "audio":
-            for cands in candidates:
-                audio_clips.update((c, self._clips_by_id[c]) for c in cands)
-        rows, audio = embed_audio_matrix(embedder, list(audio_clips.values()), subset.label)
-        if self.options.candidate_modality == "audio":
-            return rows, audio, rows, audio
-        texts = [c for cands in candidates for c in cands]
-        text_rows, text = embed_text_matrix(embedder, texts, f"{subset.label} texts")
-        if text_rows and rows:
-            check_same_width(audio, text, "audio", "text", embedder.encoder.meta.name)
-        return rows, audio, text_rows, text
+        listed = [c for cands in candidates for c in cands]
+        if self.options.candidate_modality == "text":
+            return embed_both(embedder, list(audio_clips.values()), listed, subset.label)
+        audio_clips.update((c, self._clips_by_id[c]) for c in listed)
+        rows, audio, _, _ = embed_both(embedder, list(audio_clips.values()), [], subset.label)
+        return rows, audio, rows, audio
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
-        from audiobench.metrics import reranking_scores
+        from audiobench.metrics import multi_reference_error_rates, reranking_scores, top_candidates
 
         o = self.options
-        if o.protocol == "mteb":
-            return mteb_protocol.reranking_report(self, embedder, subset)
         queries = [clip for clip in subset.clips if self.is_query(clip)]
         candidates, positives = self._lists(queries)
         rows, audio, cand_rows, cand_matrix = self._candidate_matrix(
             embedder, subset, queries, candidates
         )
-        q_ids = [clip.id for clip in queries if clip.id in rows]
-        if not q_ids:
+        listed = [
+            (clip, cands, pos)
+            for clip, cands, pos in zip(queries, candidates, positives, strict=True)
+            if clip.id in rows
+        ]
+        kept: list[_Query] = [
+            (clip, [c for c in cands if c in cand_rows], pos) for clip, cands, pos in listed
+        ]
+        q_matrix = audio[[rows[clip.id] for clip, _, _ in kept]]
+        if o.protocol == "mteb":
+            return mteb_protocol.reranking_report(
+                subset, kept, q_matrix, cand_rows, cand_matrix, len(queries)
+            )
+        if not kept:
             raise ValueError(f"{subset.where}: no query could be embedded")
-        q_unit = dict(
-            zip(q_ids, unit_rows(audio[[rows[i] for i in q_ids]], q_ids, "query"), strict=True)
-        )
-        n_unembedded_candidates = 0
-        kept: list[tuple[Clip, list[str], list[str]]] = []
-        for clip, cands, pos in zip(queries, candidates, positives, strict=True):
-            if clip.id not in q_unit:
-                continue
-            usable = [c for c in cands if c in cand_rows]
-            n_unembedded_candidates += len(cands) - len(usable)
-            kept.append((clip, usable, pos))
+        q_unit = unit_rows(q_matrix, [clip.id for clip, _, _ in kept], "query")
         empty = [clip.id for clip, cands, _ in kept if not cands]
         no_relevant = [clip.id for clip, cands, pos in kept if cands and not set(cands) & set(pos)]
         if (empty or no_relevant) and o.on_missing == "raise":
@@ -328,22 +271,24 @@ class RerankingTask(Task):
             raise ValueError(
                 f"{subset.where}: no query has a non-empty candidate list with a relevant candidate"
             )
-
         score_lists: list[np.ndarray] = []
-        relevance: list[np.ndarray] = []
-        for clip, cands, pos in kept:
-            if cands:
-                names = [f"{clip.id} candidate {c!r}" for c in cands]
-                matrix = unit_rows(cand_matrix[[cand_rows[c] for c in cands]], names, "candidate")
-                score_lists.append(matrix @ q_unit[clip.id])
-            else:
-                score_lists.append(np.zeros(0))
-            relevance.append(np.array([c in set(pos) for c in cands], dtype=bool))
+        for row, (clip, cands, _) in zip(q_unit, kept, strict=True):
+            names = [f"{clip.id} candidate {c!r}" for c in cands]
+            matrix = unit_rows(cand_matrix[[cand_rows[c] for c in cands]], names, "candidate")
+            score_lists.append(matrix @ row if cands else np.zeros(0))
+        relevance = [np.array([c in pos for c in cands], dtype=bool) for _, cands, pos in kept]
         scores: dict[str, Any] = reranking_scores(
             relevance, score_lists, ndcg_k=o.ndcg_k, on_missing=o.on_missing
         )
         if o.candidate_modality == "text":
-            scores.update(self._error_rates(kept, score_lists))
+            # The top candidate of each evaluated query is read as its transcript.
+            evaluated = [i for i, r in enumerate(relevance) if r.any()]
+            best = top_candidates([score_lists[i] for i in evaluated])
+            scores |= multi_reference_error_rates(
+                [kept[i][2] for i in evaluated],
+                [kept[i][1][b] for i, b in zip(evaluated, best, strict=True)],
+                strip_punctuation=o.strip_punctuation,
+            )
         subset.details["skipped_queries"] = {
             "n_empty": len(empty),
             "n_no_relevant": len(no_relevant),
@@ -351,35 +296,10 @@ class RerankingTask(Task):
             "empty_ids": empty[:MAX_LISTED_IDS],
             "no_relevant_ids": no_relevant[:MAX_LISTED_IDS],
         }
+        n_candidates = sum(len(cands) for _, cands, _ in kept)
         return RerankingReport(
             **scores,
-            n_candidates=int(sum(len(cands) for _, cands, _ in kept)),
+            n_candidates=n_candidates,
             n_queries_unembedded=len(queries) - len(kept),
-            n_candidates_unembedded=n_unembedded_candidates,
+            n_candidates_unembedded=sum(len(cands) for _, cands, _ in listed) - n_candidates,
         )
-
-    def _error_rates(
-        self, kept: Sequence[tuple[Clip, list[str], list[str]]], score_lists: list[np.ndarray]
-    ) -> dict[str, float]:
-        """WER, candidate and character error rates of each evaluated query's top candidate
-        against its closest positive."""
-        from audiobench.metrics import (
-            candidate_error_rate,
-            character_error_rate,
-            top_candidates,
-            word_error_rate,
-        )
-
-        evaluated = [i for i, (_, cands, pos) in enumerate(kept) if cands and set(cands) & set(pos)]
-        best = top_candidates([score_lists[i] for i in evaluated])
-        hyps = [kept[i][1][b] for i, b in zip(evaluated, best, strict=True)]
-        refs = [kept[i][2] for i in evaluated]
-        norm = {"lowercase": True, "strip_punctuation": self.options.strip_punctuation}
-        word_refs = closest_references(refs, hyps, "word", **norm)
-        return {
-            "wer": word_error_rate(word_refs, hyps, **norm),
-            "candidate_error_rate": candidate_error_rate(word_refs, hyps, **norm),
-            "char_error_rate": character_error_rate(
-                closest_references(refs, hyps, "char", **norm), hyps, **norm
-            ),
-        }

@@ -65,60 +65,39 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import AfterValidator, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
 from audiobench.families import mteb_protocol
-from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
-from audiobench.families.ranking_inputs import (
-    MAX_LISTED_IDS,
-    check_same_width,
-    embed_audio_matrix,
-    embed_text_matrix,
-    parse_list,
-    unit_rows,
-)
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
+from audiobench.families.ranking_inputs import MAX_LISTED_IDS, embed_both, parse_list, unit_rows
 from audiobench.metrics.naming import describe_clips
-from audiobench.reports import Count, Report, Summary, Unit, mean_summary
-from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
+from audiobench.reports import Count, KeyedReport, Summary, Unit, metric_names
+from audiobench.task import Embedder, Subset, Task, TaskFamily
 
-__all__ = ["RetrievalReport", "RetrievalSummary", "RetrievalTask", "cutoff_of"]
+__all__ = ["RetrievalReport", "RetrievalSummary", "RetrievalTask"]
 
 Modal = Literal["audio", "text"]
-#: Metrics reported at a cut-off k: ``<prefix><k>``.
-CUTOFF_PREFIXES = ("ndcg@", "hit@", "recall@")
-
-
-def cutoff_of(name: str, prefixes: Sequence[str] = CUTOFF_PREFIXES) -> int | None:
-    """k of a metric named ``<prefix><k>`` (k a positive integer written plainly), else None."""
-    for prefix in prefixes:
-        k = name.removeprefix(prefix)
-        if k != name and k.isdigit() and int(k) >= 1 and k == str(int(k)):
-            return int(k)
-    return None
-
-
-def _cutoff_metric(name: str) -> str:
-    if cutoff_of(name) is None:
-        raise ValueError("unknown metric; known: mrr, map, ndcg@<k>, hit@<k>, recall@<k>")
-    return name
 
 
 def _sorted_cutoffs(ks: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted(set(ks)))
 
 
-CutoffMetric = Annotated[str, AfterValidator(_cutoff_metric)]
+#: Metrics reported at a cut-off k: ``ndcg@<k>``, ``hit@<k>``, ``recall@<k>``.
+CutoffMetric = Annotated[
+    str,
+    AfterValidator(metric_names(("mrr", "map"), ("ndcg@", ""), ("hit@", ""), ("recall@", ""))),
+]
 #: Cut-offs as an option: positive, kept sorted and unique.
 Cutoffs = Annotated[tuple[Annotated[int, Field(ge=1)], ...], AfterValidator(_sorted_cutoffs)]
 
 
-class RetrievalScores(Report):
+class RetrievalScores(KeyedReport):
     """MRR and mAP, and the cut-off metrics (``ndcg@<k>``, ``hit@<k>``, ``recall@<k>``)."""
 
-    model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[CutoffMetric, Unit | None] = Field(init=False)
     mrr: Unit | None
     map: Unit | None
@@ -158,7 +137,7 @@ class RetrievalTask(Task):
     Summary = ByProtocol(RetrievalSummary, MtebSummary)
     needs_labels = False  # relevance may come from metadata or from the clip itself
 
-    class Options(TaskOptions):
+    class Options(ProtocolOptions):
         query_modality: Modal = Field("audio", description="Queries: clip audio or its texts.")
         document_modality: Modal = Field("audio", description="Documents: audio or texts.")
         layout: Literal["split", "paired", "all"] = Field(
@@ -188,9 +167,6 @@ class RetrievalTask(Task):
         on_missing: Literal["raise", "skip"] = Field(
             "raise", description="A query without a relevant document: error, or leave it out."
         )
-        protocol: mteb_protocol.Protocol = Field(
-            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
-        )
 
         @model_validator(mode="after")
         def _consistent(self) -> RetrievalTask.Options:
@@ -213,14 +189,9 @@ class RetrievalTask(Task):
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         o = cls.options
         if o.protocol == "mteb":
-            return mteb_protocol.check_main_score(cls, path, "retrieval")
-        reported = {"mrr", "map", f"ndcg@{o.ndcg_k}"}
-        reported |= {f"{m}@{k}" for m in ("hit", "recall") for k in o.ks}
-        if len(path) != 1 or path[0] not in reported:
-            raise ValueError(
-                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
-                f"{sorted(reported)}"
-            )
+            return mteb_protocol.check_main_score(cls, path)
+        cutoffs = [f"{m}@{k}" for m in ("hit", "recall") for k in o.ks]
+        cls.require_main_score(path, ["mrr", "map", f"ndcg@{o.ndcg_k}", *cutoffs])
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
@@ -235,31 +206,12 @@ class RetrievalTask(Task):
 
     def protocol(self) -> dict[str, Any]:
         o = self.options
+        sides = o.model_dump(include={"query_modality", "document_modality", "layout"})
         if o.protocol == "mteb":
-            return mteb_protocol.describe(
-                "retrieval",
-                query_modality=o.query_modality,
-                document_modality=o.document_modality,
-                layout=o.layout,
-            )
-        protocol: dict[str, Any] = {
-            "query_modality": o.query_modality,
-            "document_modality": o.document_modality,
-            "layout": o.layout,
-            "similarity": "cosine",
-            "index": o.index,
-            "ks": list(o.ks),
-            "ndcg_k": o.ndcg_k,
-            "on_missing": o.on_missing,
-        }
-        if o.index == "faiss":
-            protocol["depth"] = o.depth
-        return protocol
-
-    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
-        if self.options.protocol == "mteb":
-            return mteb_protocol.summarize(reports)
-        return mean_summary(RetrievalSummary, reports, ("mrr", "map"))
+            return mteb_protocol.describe(self, **sides)
+        ranking = o.model_dump(mode="json", include={"index", "ks", "ndcg_k", "on_missing"})
+        depth = {"depth": o.depth} if o.index == "faiss" else {}
+        return {**sides, "similarity": "cosine", **ranking, **depth}
 
     # -- evaluation ------------------------------------------------------------------------
 
@@ -338,19 +290,13 @@ class RetrievalTask(Task):
         text: np.ndarray,
     ) -> tuple[list[_Item], np.ndarray, int]:
         """The embedded items, their embedding rows, and how many had no embedding."""
-        kept: list[_Item] = []
-        rows: list[np.ndarray] = []
-        for item in items:
-            if item.text is None:
-                row = audio_rows.get(item.clip.id)
-                if row is None:  # the runner skipped this clip (--on-error skip)
-                    continue
-                rows.append(audio[row])
-            else:
-                rows.append(text[text_rows[item.text]])
-            kept.append(item)
-        matrix = np.stack(rows) if rows else np.zeros((0, 0))
-        return kept, matrix, len(items) - len(kept)
+        # An audio item without a row is a clip the runner skipped (--on-error skip).
+        kept = [it for it in items if it.text is not None or it.clip.id in audio_rows]
+        rows = [
+            audio[audio_rows[it.clip.id]] if it.text is None else text[text_rows[it.text]]
+            for it in kept
+        ]
+        return kept, np.stack(rows) if rows else np.zeros((0, 0)), len(items) - len(kept)
 
     def _relevance(
         self, q_kept: Sequence[_Item], d_kept: Sequence[_Item], explicit: dict[str, set[str]]
@@ -390,9 +336,8 @@ class RetrievalTask(Task):
         audio_clips = list(
             {it.clip.id: it.clip for it in [*q_items, *d_items] if it.text is None}.values()
         )
-        audio_rows, audio = embed_audio_matrix(embedder, audio_clips, subset.label)
         texts = [it.text for it in [*q_items, *d_items] if it.text is not None]
-        text_rows, text = embed_text_matrix(embedder, texts, f"{subset.label} texts")
+        audio_rows, audio, text_rows, text = embed_both(embedder, audio_clips, texts, subset.label)
         q_kept, q_matrix, q_lost = self._matrix(q_items, audio_rows, audio, text_rows, text)
         d_kept, d_matrix, d_lost = self._matrix(d_items, audio_rows, audio, text_rows, text)
         if not q_kept or not d_kept:
@@ -400,9 +345,6 @@ class RetrievalTask(Task):
                 f"{subset.where}: no {'queries' if not q_kept else 'documents'} left once "
                 "clips that could not be embedded were skipped"
             )
-        model = embedder.encoder.meta.name
-        check_same_width(q_matrix, d_matrix, o.query_modality, o.document_modality, model)
-
         relevance = self._relevance(q_kept, d_kept, explicit)
         if o.protocol == "mteb":
             return mteb_protocol.retrieval_report(
@@ -433,23 +375,20 @@ class RetrievalTask(Task):
             scores = retrieval_scores(relevance, scores=similarity, **cutoffs)
         else:
             scores = self._faiss_scores(relevance, q_unit, d_unit, cutoffs)
-        unused = None
         if o.layout == "split":
             used = {c.id for c in queries} | {c.id for c in corpus}
-            unused = sum(c.id not in used for c in subset.clips)
+            scores["n_clips_unused"] = sum(c.id not in used for c in subset.clips)
         subset.details["skipped_queries"] = {
             "n_no_relevant": len(missing),
             "n_unembedded": q_lost,
             "no_relevant_ids": list(dict.fromkeys(missing))[:MAX_LISTED_IDS],
         }
-        report = RetrievalReport(
+        return RetrievalReport(
             **scores,
             n_documents=len(d_kept),
             n_queries_unembedded=q_lost,
             n_documents_unembedded=d_lost,
-            **({"n_clips_unused": unused} if unused is not None else {}),
         )
-        return report
 
     def _faiss_scores(
         self,

@@ -28,26 +28,21 @@ encoder's raw audio and prompt embeddings, arg-max with ties to the first class,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar
 
 import numpy as np
-from pydantic import AfterValidator, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
 from audiobench.families import mteb_protocol
-from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary
-from audiobench.families.ranking_inputs import (
-    check_same_width,
-    embed_audio_matrix,
-    embed_text_matrix,
-    unit_rows,
-)
+from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
+from audiobench.families.ranking_inputs import check_same_width, embed_text_matrix, unit_rows
 from audiobench.metrics.naming import describe_clips
-from audiobench.reports import Count, Report, Summary, Unit, mean_summary
-from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
+from audiobench.reports import Count, KeyedReport, Summary, Unit, metric_names
+from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskScores
 
 __all__ = [
     "ZeroShotClassificationReport",
@@ -57,15 +52,6 @@ __all__ = [
 
 #: Metrics always reported; ``top_<k>_accuracy`` joins them when there are more than k classes.
 METRICS = ("accuracy", "balanced_accuracy", "f1_macro")
-
-
-def _top_k_metric(name: str) -> str:
-    k = name.removeprefix("top_").removesuffix("_accuracy")
-    if f"top_{k}_accuracy" != name or not k.isdigit() or int(k) < 1 or k != str(int(k)):
-        raise ValueError(
-            "unknown metric; known: accuracy, balanced_accuracy, f1_macro, top_<k>_accuracy"
-        )
-    return name
 
 
 def _template(template: str) -> str:
@@ -86,13 +72,12 @@ def _distinct(classes: tuple[str, ...]) -> tuple[str, ...]:
     return classes
 
 
-TopKMetric = Annotated[str, AfterValidator(_top_k_metric)]
+TopKMetric = Annotated[str, AfterValidator(metric_names(METRICS, ("top_", "_accuracy")))]
 
 
-class ZeroShotScores(Report):
+class ZeroShotScores(KeyedReport):
     """Accuracy, balanced accuracy, macro F1, and ``top_<k>_accuracy`` where defined."""
 
-    model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[TopKMetric, Unit | None] = Field(init=False)
     accuracy: Unit | None
     balanced_accuracy: Unit | None
@@ -120,7 +105,7 @@ class ZeroShotClassificationTask(Task):
     Report = ByProtocol(ZeroShotClassificationReport, MtebReport)
     Summary = ByProtocol(ZeroShotClassificationSummary, MtebSummary)
 
-    class Options(TaskOptions):
+    class Options(ProtocolOptions):
         prompt_template: Annotated[str, AfterValidator(_template)] = Field(
             "This is a sound of {label}.", description="Prompt of a class; '{label}': its words."
         )
@@ -128,9 +113,6 @@ class ZeroShotClassificationTask(Task):
             (), description="Class names in score-column order; empty: the labels found."
         )
         top_k: int = Field(5, ge=1, description="k of top_<k>_accuracy (reported when C > k).")
-        protocol: mteb_protocol.Protocol = Field(
-            "audiobench", description=mteb_protocol.PROTOCOL_DESCRIPTION
-        )
 
     options: Options = Options()
     #: The classes and the unit-norm prompt embeddings of the evaluation (set by ``evaluate``).
@@ -142,13 +124,8 @@ class ZeroShotClassificationTask(Task):
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         if cls.options.protocol == "mteb":
-            return mteb_protocol.check_main_score(cls, path, "zero_shot_classification")
-        known = {*METRICS, f"top_{cls.options.top_k}_accuracy"}
-        if len(path) != 1 or path[0] not in known:
-            raise ValueError(
-                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not one of "
-                f"{sorted(known)}"
-            )
+            return mteb_protocol.check_main_score(cls, path)
+        cls.require_main_score(path, [*METRICS, f"top_{cls.options.top_k}_accuracy"])
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
@@ -168,12 +145,12 @@ class ZeroShotClassificationTask(Task):
         return [self.options.prompt_template.format(label=self.class_text(c)) for c in classes]
 
     def protocol(self) -> dict[str, Any]:
+        prompts = dict(zip(self._classes, self.prompts(self._classes), strict=True))
         if self.options.protocol == "mteb":
-            prompts = dict(zip(self._classes, self.prompts(self._classes), strict=True))
-            return mteb_protocol.describe("zero_shot_classification", prompts=prompts)
+            return mteb_protocol.describe(self, prompts=prompts)
         return {
             "prompt_template": self.options.prompt_template,
-            "prompts": dict(zip(self._classes, self.prompts(self._classes), strict=True)),
+            "prompts": prompts,
             "similarity": "cosine",
             "top_k": self.options.top_k,
         }
@@ -213,15 +190,14 @@ class ZeroShotClassificationTask(Task):
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics import classification_scores
 
-        if self.options.protocol == "mteb":
-            return mteb_protocol.zero_shot_report(self, embedder, subset, self._prompt_raw)
-
-        ids, audio = embed_audio_matrix(embedder, subset.clips, subset.label)
-        kept = [c for c in subset.clips if c.id in ids]
+        kept, audio = embedder.embed_matrix(subset.clips, subset.label)
         if not kept:
             raise ValueError(f"{subset.where}: no clip could be embedded")
-        check_same_width(audio, self._prompt_unit, "audio", "text", embedder.encoder.meta.name)
-        audio_unit = unit_rows(audio[[ids[c.id] for c in kept]], [c.id for c in kept], "audio")
+        check_same_width(audio, self._prompt_raw, "audio", "text", embedder.encoder.meta.name)
+        if self.options.protocol == "mteb":
+            targets = [self._classes.index(str(c.label)) for c in kept]
+            return mteb_protocol.zero_shot_report(audio, self._prompt_raw, targets)
+        audio_unit = unit_rows(audio, [c.id for c in kept], "audio")
         scores = classification_scores(
             [c.label for c in kept],
             audio_unit @ self._prompt_unit.T,
@@ -229,8 +205,3 @@ class ZeroShotClassificationTask(Task):
             top_k=self.options.top_k,
         )
         return ZeroShotClassificationReport(**scores, n_unembedded=len(subset.clips) - len(kept))
-
-    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
-        if self.options.protocol == "mteb":
-            return mteb_protocol.summarize(reports)
-        return mean_summary(ZeroShotClassificationSummary, reports, METRICS)

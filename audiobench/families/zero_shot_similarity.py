@@ -11,6 +11,7 @@ e.g. ``"pca100/spearman:gsr"``, inside ``configs`` of the public average.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
 
@@ -27,6 +28,8 @@ __all__ = ["SimilarityReport", "SimilaritySummary", "ZeroShotSimilarityTask", "m
 
 #: Distances the engine computes (kept here so that reading options imports no numerics).
 DISTANCES = ("cosine", "euclidean", "spearman")
+#: The paper's optional filters of user data (options; None: off).
+_FILTERS = ("max_duration_percentile", "min_clips_per_class")
 
 
 def parse_config(config: str) -> tuple[int | None, str]:
@@ -56,9 +59,8 @@ _GROUP_RANGES: dict[str, tuple[float, float]] = {
 
 def metric_range(metric: str) -> tuple[float, float] | None:
     """Range of a reported metric (``"p@5"``, ``"gsr"``, ...); None for an unknown name."""
-    k = metric.removeprefix("p@")
-    if k != metric:
-        return _GROUP_RANGES["precision"] if k.isdigit() and int(k) >= 1 else None
+    if _reports.cutoff_of(metric, "p@") is not None:
+        return _GROUP_RANGES["precision"]
     return _GROUP_RANGES.get(metric) if metric != "precision" else None
 
 
@@ -237,22 +239,15 @@ class ZeroShotSimilarityTask(Task):
     def grid(self) -> dict[str, Any]:
         """The engine's arguments; the headline configuration is always evaluated."""
         o = self.options
-        main_pca, main_distance = parse_config(parse_config_name(self.metadata.main_score))
+        main_pca, main_distance = parse_config(
+            _reports.parse_score_path(self.metadata.main_score)[0]
+        )
         return {
             "distances": o.distances
             + ((main_distance,) if main_distance not in o.distances else ()),
             "pca": o.pca + ((main_pca,) if main_pca not in o.pca else ()),
-            "ks": o.ks,
-            "metrics": o.metrics,
-            "n_permutations": o.n_permutations,
-            "n_bootstrap": o.n_bootstrap,
-            "min_class_size": o.min_class_size,
-            "seed": o.seed,
+            **o.model_dump(exclude={"distances", "pca", *_FILTERS}),
         }
-
-    def _filters_on(self) -> bool:
-        o = self.options
-        return o.max_duration_percentile is not None or o.min_clips_per_class is not None
 
     def _filter(
         self, clips: list[Clip], arrays: list[Any], durations: dict[str, float]
@@ -267,11 +262,8 @@ class ZeroShotSimilarityTask(Task):
             n_long = int((~keep).sum())
         minimum = self.options.min_clips_per_class
         if minimum is not None:
-            counts: dict[str | None, int] = {}
-            for clip, k in zip(clips, keep, strict=True):
-                if k:
-                    counts[clip.label] = counts.get(clip.label, 0) + 1
-            small = np.array([counts.get(c.label, 0) < minimum for c in clips]) & keep
+            counts = Counter(c.label for c, k in zip(clips, keep, strict=True) if k)
+            small = np.array([counts[c.label] < minimum for c in clips]) & keep
             n_small = int(small.sum())
             keep &= ~small
         kept = [c for c, k in zip(clips, keep, strict=True) if k]
@@ -298,7 +290,7 @@ class ZeroShotSimilarityTask(Task):
         finally:
             bar.close()
         data = report.to_dict()
-        if self._filters_on():
+        if any(getattr(self.options, f) is not None for f in _FILTERS):
             data["filtered"] = dropped.to_json()
         return SimilarityReport.model_validate(data)
 
@@ -309,17 +301,18 @@ class ZeroShotSimilarityTask(Task):
         undefined rather than silently averaging fewer subsets.
         """
         typed = [r for r in reports.values() if isinstance(r, SimilarityReport)]
-        first = typed[0].configs
         configs: dict[str, dict[str, float | None]] = {}
-        for config, metrics in first.items():
+        for config, metrics in typed[0].configs.items():
+            means = configs[config] = {}
             for metric in metrics:
-                entries = [r.configs.get(config, {}).get(metric) for r in typed]
-                configs.setdefault(config, {})[metric] = mean_or_none(
-                    e.value if e is not None else None for e in entries
+                means[metric] = mean_or_none(
+                    _reports.score_at(r.configs, (config, metric)) for r in typed
                 )
-                baselines = [e.baseline_mean if e is not None else None for e in entries]
+                baselines = [
+                    _reports.score_at(r.configs, (config, metric, "baseline_mean")) for r in typed
+                ]
                 if any(b is not None for b in baselines):
-                    configs[config][f"{metric}_baseline"] = mean_or_none(baselines)
+                    means[f"{metric}_baseline"] = mean_or_none(baselines)
         return SimilaritySummary(configs=configs, n_subsets=len(typed), subsets=list(reports))
 
     def highlights(self, scores: TaskScores) -> list[str]:
@@ -328,7 +321,7 @@ class ZeroShotSimilarityTask(Task):
         The main score alone can rank a near-chance encoder high on few large
         classes; the lift over the label-permutation baseline shows what is learnt.
         """
-        config = parse_config_name(self.metadata.main_score)
+        config = _reports.parse_score_path(self.metadata.main_score)[0]
         lines = []
         for group, summary in scores.aggregates.items():
             metrics = summary.get("configs", {}).get(config, {})
@@ -344,16 +337,7 @@ class ZeroShotSimilarityTask(Task):
 
     def protocol(self) -> dict[str, Any]:
         grid = {k: list(v) if isinstance(v, tuple) else v for k, v in self.grid().items()}
-        filters = {
-            "max_duration_percentile": self.options.max_duration_percentile,
-            "min_clips_per_class": self.options.min_clips_per_class,
-        }
-        return {"grid": grid, "filters": filters}
-
-
-def parse_config_name(main_score: str) -> str:
-    """The configuration part of a ``"<config>:<metric>"`` main score."""
-    return main_score.rpartition(":")[0]
+        return {"grid": grid, "filters": self.options.model_dump(include=set(_FILTERS))}
 
 
 class _LazyBar:

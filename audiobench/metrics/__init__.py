@@ -32,13 +32,14 @@ the exact definitions, tie rules and edge cases):
   extra).
 - Reranking (:mod:`.reranking`): :func:`reranking_scores`, :func:`top_candidates`; text error
   rates (:mod:`.text_errors`): :func:`word_error_rate`, :func:`character_error_rate` (and their
-  ``*_details`` twins),
+  ``*_details`` twins), :func:`candidate_error_rate`, against several references
+  :func:`multi_reference_error_rates` (:func:`closest_references`),
   :func:`edit_distance`, :func:`normalize_text`.
 - Reconstruction (:mod:`.reconstruction`): :func:`reconstruction_embedding_scores` (FAD, KAD
   and embedding MSE over frame embeddings as MSEB defines them), :func:`frechet_audio_distance`,
   :func:`kernel_audio_distance`, :func:`median_pairwise_distance`, :func:`polynomial_mmd`,
   :func:`embedding_mse`, :func:`frame_bag`, :func:`si_sdr`, :func:`log_mel_distance`,
-  :func:`bits_per_second`.
+  :func:`bits_per_second`, :func:`per_clip_summary`.
 - Perceptual alignment (:mod:`.perceptual`): :func:`triplet_accuracy`,
   :func:`two_afc_accuracy`, :func:`binomial_p_value`.
 - Pair classification (:mod:`.pair_classification`): :func:`pair_similarities`,
@@ -117,6 +118,7 @@ if TYPE_CHECKING:
         log_mel_distance,
         log_mel_distance_details,
         median_pairwise_distance,
+        per_clip_summary,
         polynomial_mmd,
         reconstruction_embedding_scores,
         si_sdr,
@@ -154,7 +156,9 @@ if TYPE_CHECKING:
         candidate_error_rate,
         character_error_rate,
         character_error_rate_details,
+        closest_references,
         edit_distance,
+        multi_reference_error_rates,
         normalize_text,
         word_error_rate,
         word_error_rate_details,
@@ -218,6 +222,7 @@ _EXPORTS: dict[str, str] = {
     "log_mel_distance": "reconstruction",
     "log_mel_distance_details": "reconstruction",
     "median_pairwise_distance": "reconstruction",
+    "per_clip_summary": "reconstruction",
     "polynomial_mmd": "reconstruction",
     "reconstruction_embedding_scores": "reconstruction",
     "si_sdr": "reconstruction",
@@ -249,7 +254,9 @@ _EXPORTS: dict[str, str] = {
     "candidate_error_rate": "text_errors",
     "character_error_rate": "text_errors",
     "character_error_rate_details": "text_errors",
+    "closest_references": "text_errors",
     "edit_distance": "text_errors",
+    "multi_reference_error_rates": "text_errors",
     "normalize_text": "text_errors",
     "word_error_rate": "text_errors",
     "word_error_rate_details": "text_errors",
@@ -284,6 +291,7 @@ __all__ = [
     "character_error_rate",
     "character_error_rate_details",
     "classification_scores",
+    "closest_references",
     "cluster_scores",
     "clustering_purity",
     "clustering_purity_details",
@@ -316,6 +324,7 @@ __all__ = [
     "mean_average_precision",
     "mean_reciprocal_rank",
     "median_pairwise_distance",
+    "multi_reference_error_rates",
     "multilabel_f1",
     "ndcg_at_k",
     "normalize_text",
@@ -325,6 +334,7 @@ __all__ = [
     "pair_similarities",
     "pairwise_distances",
     "pca_reduce",
+    "per_clip_summary",
     "polynomial_mmd",
     "precision_at_k",
     "precision_at_k_details",

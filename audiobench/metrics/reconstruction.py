@@ -63,7 +63,8 @@ per-clip values in a :class:`MetricResult`):
   (:func:`audiobench.spectrogram.log_mel_spectrogram`, ``[frames, n_mels]`` in dB) of
   reference and reconstruction, over all frames and bands (an L1 distance, not L2).
 
-:func:`bits_per_second` gives a codec's bitrate from its token layout.
+:func:`bits_per_second` gives a codec's bitrate from its token layout;
+:func:`per_clip_summary` the mean, std, median, min and max a report gives of per-clip values.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ __all__ = [
     "kernel_audio_distance",
     "log_mel_distance",
     "median_pairwise_distance",
+    "per_clip_summary",
     "polynomial_mmd",
     "reconstruction_embedding_scores",
     "si_sdr",
@@ -762,6 +764,18 @@ def log_mel_distance_details(
         )
         per_clip[position] = float(np.abs(mel_ref - mel_rec).mean())
     return _result("log_mel_distance", per_clip)
+
+
+def per_clip_summary(values: Sequence[float] | np.ndarray) -> dict[str, float]:
+    """Mean, population std, median, min and max of per-clip values (at least one)."""
+    array = np.asarray(values, dtype=np.float64)
+    return {
+        "mean": float(array.mean()),
+        "std": float(array.std()),
+        "median": float(np.median(array)),
+        "min": float(array.min()),
+        "max": float(array.max()),
+    }
 
 
 def bits_per_second(n_codebooks: int, codebook_size: int, frame_rate: float) -> float:

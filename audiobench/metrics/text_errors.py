@@ -37,7 +37,9 @@ __all__ = [
     "candidate_error_rate",
     "character_error_rate",
     "character_error_rate_details",
+    "closest_references",
     "edit_distance",
+    "multi_reference_error_rates",
     "normalize_text",
     "word_error_rate",
     "word_error_rate_details",
@@ -219,3 +221,48 @@ def candidate_error_rate(
         for r, h in zip(refs, hyps, strict=True)
     )
     return wrong / len(refs)
+
+
+def closest_references(
+    references: Sequence[Sequence[str]],
+    hypotheses: Sequence[str],
+    unit: Literal["word", "char"],
+    *,
+    lowercase: bool = True,
+    strip_punctuation: bool = False,
+) -> list[str]:
+    """For each hypothesis, the one of its references with the fewest ``unit`` edits to it
+    (the first on ties), after normalisation."""
+
+    def units(text: str) -> Sequence[str]:
+        norm = normalize_text(text, lowercase=lowercase, strip_punctuation=strip_punctuation)
+        return norm.split() if unit == "word" else norm
+
+    chosen = []
+    for refs, hyp in zip(references, hypotheses, strict=True):
+        if not refs:
+            raise ValueError("a hypothesis without references has no reference text")
+        target = units(hyp)
+        chosen.append(min(refs, key=lambda ref: edit_distance(units(ref), target)))
+    return chosen
+
+
+def multi_reference_error_rates(
+    references: Sequence[Sequence[str]],
+    hypotheses: Sequence[str],
+    *,
+    lowercase: bool = True,
+    strip_punctuation: bool = False,
+) -> dict[str, float]:
+    """``wer``, ``candidate_error_rate`` and ``char_error_rate`` of hypotheses that each have
+    several acceptable references: each rate against, per hypothesis, the reference with the
+    fewest edits in its unit (words for the first two, characters for CER), the usual
+    multi-reference convention (with one reference, that reference)."""
+    norm = {"lowercase": lowercase, "strip_punctuation": strip_punctuation}
+    by_word = closest_references(references, hypotheses, "word", **norm)
+    by_char = closest_references(references, hypotheses, "char", **norm)
+    return {
+        "wer": word_error_rate(by_word, hypotheses, **norm),
+        "candidate_error_rate": candidate_error_rate(by_word, hypotheses, **norm),
+        "char_error_rate": character_error_rate(by_char, hypotheses, **norm),
+    }

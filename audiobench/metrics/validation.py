@@ -76,6 +76,17 @@ def invalid_clips_error(
     )
 
 
+def check_finite(arrays: Sequence[np.ndarray] | np.ndarray, ids: Sequence[str], what: str) -> None:
+    """Raise :class:`InvalidEmbeddingsError` naming by ``ids`` the clips whose embedding (one
+    array per clip, or a matrix row) holds NaN or infinite values; ``what`` starts the message."""
+    if isinstance(arrays, np.ndarray) and arrays.ndim == 2:
+        bad = np.flatnonzero(~np.isfinite(arrays).all(axis=1)).tolist()
+    else:
+        bad = [i for i, array in enumerate(arrays) if not np.isfinite(array).all()]
+    if bad:
+        raise invalid_clips_error(f"{what} contain NaN or infinite values", bad, ids)
+
+
 def validate_ids(ids: Sequence[object] | None, n_clips: int) -> list[str] | None:
     """Return the clip ids as strings, checking there is one per clip."""
     if ids is None:

@@ -42,6 +42,7 @@ from audiobench.probes.splits import (
     fold_splits,
     grouped_folds,
     grouped_split,
+    groups_in_several_parts,
     split_from_labels,
 )
 
@@ -65,6 +66,7 @@ __all__ = [
     "fold_splits",
     "grouped_folds",
     "grouped_split",
+    "groups_in_several_parts",
     "make_probe",
     "split_from_labels",
 ]

@@ -13,7 +13,14 @@ stand for the audio. An encoder declares what else its output holds (:class:`Mod
 - ``padded_frame_rate``: output frames per second of audio for encoders that pad every clip to
   a fixed window (Whisper: 50, its 30 s window is 1,500 frames); of a clip of ``s`` seconds
   only the first ``ceil(s · rate)`` frames hold audio (:func:`valid_frames`), the rest are
-  padding and are left out.
+  padding and are left out;
+- ``patch_grid``: the layout of encoders whose tokens are a 2-D patch grid over a spectrogram
+  padded in time (AST: 12 frequency rows × 101 time columns over 1,024 frames, frequency-major,
+  :class:`~audiobench.encoder.PatchGrid`); of a clip of ``s`` seconds the first
+  ``1 + floor((s − frame_length) · frame_rate)`` input frames hold audio, and every time column
+  that starts at or past them reads only padding: all its patches (one per frequency row) are
+  left out, the kept ones stay in the grid's order. A clip that fills the window keeps them
+  all.
 
 The recipe (:func:`paper_params`, the family's ``token_protocol="paper"``):
 
@@ -36,9 +43,12 @@ The recipe (:func:`paper_params`, the family's ``token_protocol="paper"``):
 from __future__ import annotations
 
 import math
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from audiobench.encoder import PatchGrid
 
 __all__ = ["PAPER_GRIDS", "PAPER_SEEDS", "paper_params", "token_map", "valid_frames"]
 
@@ -82,11 +92,24 @@ def valid_frames(seconds: float, frame_rate: float) -> int:
     return max(1, math.ceil(seconds * frame_rate - 1e-9))
 
 
-def token_map(frames: np.ndarray, *, n_prefix: int = 0, n_valid: int | None = None) -> np.ndarray:
-    """One clip's token map: ``frames`` without its first ``n_prefix`` tokens, and cut to the
-    ``n_valid`` frames after them that hold audio (``None``: all of them). A view, no copy.
+def token_map(
+    frames: np.ndarray,
+    *,
+    n_prefix: int = 0,
+    n_valid: int | None = None,
+    grid: PatchGrid | None = None,
+) -> np.ndarray:
+    """One clip's token map: ``frames`` without its first ``n_prefix`` tokens, and without the
+    tokens that hold only padding (``n_valid=None``: none do).
 
-    Raises ``ValueError`` when nothing would be left.
+    Without ``grid``, the tokens after the prefix are frames in time and the first ``n_valid``
+    of them hold audio: the map is cut to them (a view, no copy). With ``grid``, they are that
+    patch grid and ``n_valid`` counts the grid's *input* frames that hold audio
+    (:meth:`~audiobench.encoder.PatchGrid.valid_frames`): the time columns that start at or
+    past it are left out, all their frequency rows, and the kept patches stay in the grid's
+    frequency-major order (a copy when columns are left out).
+
+    Raises ``ValueError`` when nothing would be left, or the tokens do not fill the grid.
     """
     if n_prefix < 0 or (n_valid is not None and n_valid < 1):
         raise ValueError(f"need n_prefix >= 0 and n_valid >= 1, got {n_prefix}, {n_valid}")
@@ -95,5 +118,24 @@ def token_map(frames: np.ndarray, *, n_prefix: int = 0, n_valid: int | None = No
             f"the output has {frames.shape[0]} token(s), no more than the {n_prefix} prefix "
             "token(s) the model declares"
         )
+    if grid is not None:
+        return _grid_token_map(frames[n_prefix:], grid, n_valid, n_prefix)
     stop = frames.shape[0] if n_valid is None else min(frames.shape[0], n_prefix + n_valid)
     return frames[n_prefix:stop]
+
+
+def _grid_token_map(
+    patches: np.ndarray, grid: PatchGrid, n_valid: int | None, n_prefix: int
+) -> np.ndarray:
+    """The patches of the columns that start before input frame ``n_valid``, row by row."""
+    if patches.shape[0] != grid.n_patches:
+        raise ValueError(
+            f"the output has {patches.shape[0]} token(s) after the {n_prefix} prefix token(s), "
+            f"not the {grid.rows} × {grid.columns} = {grid.n_patches} patches of the grid the "
+            "model declares"
+        )
+    keep = grid.columns if n_valid is None else grid.valid_columns(n_valid)
+    if keep == grid.columns:
+        return patches
+    by_row = patches.reshape(grid.rows, grid.columns, *patches.shape[1:])
+    return by_row[:, :keep].reshape(grid.rows * keep, *patches.shape[1:])

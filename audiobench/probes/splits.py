@@ -13,6 +13,8 @@ Three ways a classification dataset defines its evaluation:
 validation and test parts present in training (:class:`MissingClassError` names the class and
 the split), no group on two sides (:class:`GroupLeakError` names the group). The builders run
 it whenever they are given labels or groups, so a split that reaches a probe is sound.
+:func:`groups_in_several_parts` counts the groups a split given by the data shares between
+its parts (allowed there, and worth knowing).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "fold_splits",
     "grouped_folds",
     "grouped_split",
+    "groups_in_several_parts",
     "split_from_labels",
 ]
 
@@ -302,6 +305,17 @@ def fold_splits(
         for split in splits:
             check_split(split, labels, groups, multilabel=multilabel)
     return splits
+
+
+def groups_in_several_parts(split: Split, groups: Sequence[Hashable | None]) -> int | None:
+    """How many groups have clips in more than one part of ``split`` (``groups``: one per
+    clip, None for a clip without one); None when no clip has a group."""
+    parts_of: dict[Hashable, set[str]] = {}
+    for part, indices in split.parts().items():
+        for i in indices.tolist():
+            if groups[i] is not None:
+                parts_of.setdefault(groups[i], set()).add(part)
+    return sum(len(parts) > 1 for parts in parts_of.values()) if parts_of else None
 
 
 def _group_folds(

@@ -25,6 +25,7 @@ from audiobench.metrics import (
     log_mel_distance,
     log_mel_distance_details,
     median_pairwise_distance,
+    per_clip_summary,
     polynomial_mmd,
     reconstruction,
     reconstruction_embedding_scores,
@@ -475,3 +476,10 @@ def test_per_clip_errors() -> None:
         log_mel_distance(np.ones(100), np.ones(100), 0)
     with pytest.raises(ValueError, match="fmax"):
         log_mel_distance(np.ones(100), np.ones(100), 8000, fmax=6000.0)
+
+
+def test_per_clip_summary() -> None:
+    summary = per_clip_summary([3.0, 1.0, 2.0, 6.0])
+    assert summary["std"] == pytest.approx(np.std([3.0, 1.0, 2.0, 6.0]))
+    assert [summary[k] for k in ("mean", "median", "min", "max")] == [3.0, 2.5, 1.0, 6.0]
+    assert per_clip_summary(np.array([-4.0]))["std"] == 0.0

@@ -8,7 +8,9 @@ import pytest
 from audiobench.metrics import (
     candidate_error_rate,
     character_error_rate,
+    closest_references,
     edit_distance,
+    multi_reference_error_rates,
     normalize_text,
     word_error_rate,
     word_error_rate_details,
@@ -127,3 +129,25 @@ def test_candidate_error_rate_hand_computed_and_brute_force() -> None:
     assert candidate_error_rate([r for r, _ in pairs], [h for _, h in pairs]) == expected
     with pytest.raises(ValueError, match="empty"):
         candidate_error_rate([], [])
+
+
+def test_closest_positive_is_the_reference() -> None:
+    refs = closest_references([["a cat sleeps", "a dog barks loudly"]], ["a dog barks"], "word")
+    assert refs == ["a dog barks loudly"]
+    refs = closest_references([["ab", "xy"], ["same"]], ["xb", "same"], "char")
+    assert refs == ["ab", "same"]  # tie (1 edit each): the first positive
+    with pytest.raises(ValueError, match="without references"):
+        closest_references([[]], ["x"], "word")
+
+
+def test_multi_reference_rates_use_the_closest_reference_per_unit() -> None:
+    refs = [["a dog barks loudly", "a cat"], ["Same."]]
+    hyps = ["a dog barks", "same"]
+    rates = multi_reference_error_rates(refs, hyps, strip_punctuation=True)
+    # Words: "a dog barks loudly" (1 deletion of 4 words) and "same" (0 of 1).
+    assert rates["wer"] == pytest.approx(1 / 5)
+    assert rates["candidate_error_rate"] == pytest.approx(1 / 2)
+    # Characters: the closest by characters may differ from the closest by words.
+    by_char = closest_references(refs, hyps, "char", strip_punctuation=True)
+    expected = character_error_rate(by_char, hyps, strip_punctuation=True)
+    assert rates["char_error_rate"] == pytest.approx(expected)

@@ -13,6 +13,7 @@ from audiobench.probes import (
     fold_splits,
     grouped_folds,
     grouped_split,
+    groups_in_several_parts,
     split_from_labels,
 )
 
@@ -134,3 +135,11 @@ def test_check_split_multilabel_names_columns() -> None:
     split = Split(name="test", train=np.array([0, 1]), test=np.array([2]))
     with pytest.raises(MissingClassError, match="class 'siren' in the test part"):
         check_split(split, Y, multilabel=True, class_names=["dog", "cat", "siren"])
+
+
+def test_groups_in_several_parts_counts_shared_groups() -> None:
+    split = split_from_labels(["train", "test", "validation", "train", "test"])
+    # Speaker "a" in train and test, "b" in validation only, "c" in train and test.
+    assert groups_in_several_parts(split, ["a", "a", "b", "c", "c"]) == 2
+    assert groups_in_several_parts(split, ["a", "b", None, "c", "d"]) == 0
+    assert groups_in_several_parts(split, [None] * 5) is None
