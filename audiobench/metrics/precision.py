@@ -31,7 +31,7 @@ def neighbour_hits(
     neighbours:
         ``int64`` (n, L) sorted neighbour positions, L ≥ max(ks).
     codes:
-        ``int64`` class codes of the n clips: (n,) for one labelling, (P, n) for P of them.
+        Integer class codes of the n clips: (n,) for one labelling, (P, n) for P of them.
     ks:
         Neighbour counts.
 
@@ -42,10 +42,17 @@ def neighbour_hits(
         its label. All ks come from one gather of the first max(ks) neighbours' labels.
     """
     k_max = max(ks)
-    nearest = neighbours[:, :k_max].reshape(-1)
-    labels = codes.index_select(-1, nearest).view(*codes.shape, k_max)
-    matches = labels == codes[..., None]
-    return {k: matches[..., :k].sum(dim=-1) for k in ks}
+    # Neighbour rank first, so that each rank's labels are contiguous and the running count
+    # adds whole rows (a sum over a short last axis is slow).
+    nearest = neighbours[:, :k_max].T.reshape(-1)
+    labels = codes.index_select(-1, nearest).view(*codes.shape[:-1], k_max, codes.shape[-1])
+    hits: dict[int, torch.Tensor] = {}
+    running = torch.zeros(codes.shape, dtype=torch.int64, device=codes.device)
+    for rank in range(k_max):
+        running += labels[..., rank, :] == codes
+        if rank + 1 in ks:
+            hits[rank + 1] = running.clone()
+    return {k: hits[k] for k in ks}
 
 
 def precision_at_k(

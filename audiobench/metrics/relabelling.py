@@ -170,7 +170,8 @@ class RelabellingEvaluator:
         self.D = D
         self.n = int(D.shape[0])
         self.ks = tuple(ks) if precision_codes is not None else ()
-        self.precision_codes = precision_codes
+        # int32 labels halve the memory traffic of the per-labelling gathers.
+        self.precision_codes = None if precision_codes is None else precision_codes.to(torch.int32)
         self.neighbours = sorted_neighbours(D, max((list_length, *self.ks)))
         # The first k_max columns, contiguous: gathered once per labelling for P@k.
         self._nearest_k = self.neighbours.indices[:, : max(self.ks, default=1)].contiguous()
