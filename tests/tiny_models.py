@@ -204,22 +204,27 @@ def encodec(path: Path, *, bandwidths: tuple[float, ...] = (1.5, 3.0, 6.0)) -> P
     return path
 
 
-def ast(path: Path) -> Path:
+def ast(path: Path, **overrides: Any) -> Path:
+    """A random-weight AST; ``overrides`` replace config fields (the feature extractor follows
+    the config's mel bands and window)."""
     from transformers import ASTConfig, ASTFeatureExtractor, ASTModel
 
     _seed()
-    config = ASTConfig(
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_length=128,
-        num_mel_bins=128,
-        frequency_stride=32,
-        time_stride=32,
-    )
+    settings: dict[str, Any] = {
+        "hidden_size": 32,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "intermediate_size": 64,
+        "max_length": 128,
+        "num_mel_bins": 128,
+        "frequency_stride": 32,
+        "time_stride": 32,
+    }
+    config = ASTConfig(**(settings | overrides))
     ASTModel(config).save_pretrained(path)
-    ASTFeatureExtractor(max_length=128).save_pretrained(path)
+    ASTFeatureExtractor(
+        num_mel_bins=config.num_mel_bins, max_length=config.max_length
+    ).save_pretrained(path)
     return path
 
 

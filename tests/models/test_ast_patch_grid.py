@@ -13,6 +13,7 @@ from audiobench.audio import Clip, FileAudioRef
 from audiobench.encoder import PatchGrid
 from audiobench.families.classification import _token_maps
 from audiobench.probes.paper import token_map
+from tests import tiny_models
 from tests.tiny_models import loaded
 
 #: 32 mel bands × 64 frames, 16 × 16 patches every 8 bands and 12 frames (overlapping in
@@ -30,14 +31,10 @@ GRID = PatchGrid(
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from transformers import ASTConfig, ASTFeatureExtractor, ASTModel
-
-    path = tmp_path_factory.mktemp("tiny-ast-grid")
-    torch.manual_seed(0)
-    config = ASTConfig(
+    return tiny_models.ast(
+        tmp_path_factory.mktemp("tiny-ast-grid"),
         hidden_size=16,
         num_hidden_layers=1,
-        num_attention_heads=2,
         intermediate_size=32,
         num_mel_bins=32,
         max_length=64,
@@ -45,9 +42,6 @@ def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
         frequency_stride=8,
         time_stride=12,
     )
-    ASTModel(config).save_pretrained(path)
-    ASTFeatureExtractor(num_mel_bins=32, max_length=64).save_pretrained(path)
-    return path
 
 
 def noise(n_samples: int, seed: int = 0) -> np.ndarray:
