@@ -8,6 +8,9 @@ encoder declares them (:class:`~audiobench.encoder.ModelMeta`): the ``n_prefix_t
 first (AST's class and distillation tokens) and, for a model that pads clips to a fixed window
 (``padded_frame_rate``, Whisper), the frames past ``ceil(duration × rate)``
 (:mod:`audiobench.probes.paper`; a maximum or an attention over padding measures the padding).
+For a model whose tokens are a patch grid over a padded window (``patch_grid``,
+:class:`~audiobench.encoder.PatchGrid`; AST under the paper protocol), the grid's columns that
+start past the clip's last input frame hold only padding and are left out, row by row.
 Token probes need an encoder whose output kind is ``sequence``; for any other encoder they
 are skipped and the reason is written into the scores (``skipped_probes``). A subset's pooled
 vectors are collated together (zero-padded to the longest, :func:`audiobench.pooling.collate`)
@@ -423,15 +426,15 @@ class ClassificationTask(Task):
         n_dropped_unpooled = 0
         token_info = None
         if token:
-            kept_frames, frames, token_info = _embed_token_maps(
+            framed, frames, token_info = _embed_token_maps(
                 kept, embedder, f"{subset.label} frames", where
             )
-            if len(kept_frames) != len(kept):
+            n_dropped_unpooled = len(kept) - len(framed)
+            if vectors and n_dropped_unpooled:
                 # All probes see the same clips: drop those the unpooled pass left out.
-                framed = {c.id for c in kept_frames}
-                n_dropped_unpooled = len(kept) - len(kept_frames)
-                vectors = [v for c, v in zip(kept, vectors, strict=True) if c.id in framed]
-                kept = kept_frames
+                left = {c.id for c in framed}
+                vectors = [v for c, v in zip(kept, vectors, strict=True) if c.id in left]
+            kept = framed
         if len(kept) < 2:
             raise ValueError(f"{where}: fewer than 2 clips left to evaluate")
         ids = [c.id for c in kept]
@@ -751,71 +754,65 @@ FRAME_CHUNK = 512
 def _embed_token_maps(
     clips: list[Clip], embedder: Embedder, description: str, where: str
 ) -> tuple[list[Clip], list[np.ndarray], dict[str, Any] | None]:
-    """The clips that could be embedded frame-level, their token maps (copies, so that the
-    full sequences can be freed), and what was left out of them (None: nothing declared)."""
+    """The clips that could be embedded frame-level, their token maps, and what was left out
+    of them (:func:`_token_maps`), chunk by chunk (:data:`FRAME_CHUNK`)."""
     kept: list[Clip] = []
     maps: list[np.ndarray] = []
     info: dict[str, Any] | None = None
+    n_frames = 0
     for start in range(0, len(clips), FRAME_CHUNK):
         part, frames = embedder.embed(clips[start : start + FRAME_CHUNK], description, pooled=False)
-        part_maps, part_info = _token_maps(part, frames, embedder, where)
+        part_maps, info = _token_maps(part, frames, embedder, where)
         kept += part
-        if part_info is None:
-            maps += part_maps
-            continue
-        maps += [np.array(m) for m in part_maps]
-        if info is None:
-            info = part_info
-        else:
-            info["n_tokens"] += part_info["n_tokens"]
-            info["n_left_out"] += part_info["n_left_out"]
+        maps += part_maps
+        n_frames += sum(int(f.shape[0]) for f in frames)
+    if info is not None:  # the counts of every chunk, not only the last one's
+        n_tokens = sum(int(m.shape[0]) for m in maps)
+        info |= {"n_tokens": n_tokens, "n_left_out": n_frames - n_tokens}
     return kept, maps, info
 
 
 def _token_maps(
     clips: list[Clip], frames: list[np.ndarray], embedder: Embedder, where: str
 ) -> tuple[list[np.ndarray], dict[str, Any] | None]:
-    """Every clip's token map (:func:`audiobench.probes.paper.token_map`), and what was left
-    out (None when the encoder declares nothing to leave out)."""
+    """Every clip's token map (:func:`audiobench.probes.paper.token_map`; copies, so that the
+    full sequences can be freed), and what was left out (None when the encoder declares
+    nothing to leave out: then the sequences themselves)."""
     from audiobench.probes.paper import token_map, valid_frames
 
     meta = embedder.encoder.meta
     n_prefix = int(getattr(meta, "n_prefix_tokens", 0) or 0)
     rate = getattr(meta, "padded_frame_rate", None)
     grid = getattr(meta, "patch_grid", None)
-    if not n_prefix and rate is None and grid is None:
+    timed = rate is not None or grid is not None  # padding is told from the clip's duration
+    if not n_prefix and not timed:
         return frames, None
-    maps: list[np.ndarray] = []
-    missing: list[str] = []
-    for clip, sequence in zip(clips, frames, strict=True):
-        seconds = None
-        if rate is not None or grid is not None:
-            seconds = embedder.durations.get(clip.id)
-            if seconds is None:
-                missing.append(clip.id)
-                continue
-        try:
-            n_valid = None
-            if seconds is not None:  # a grid counts its input frames, a padded model its own
-                if grid is not None:
-                    n_valid = grid.valid_frames(seconds)
-                elif rate is not None:
-                    n_valid = valid_frames(seconds, float(rate))
-            maps.append(token_map(sequence, n_prefix=n_prefix, n_valid=n_valid, grid=grid))
-        except ValueError as exc:
-            raise ValueError(f"{where}: clip {clip.id!r}: {exc}") from None
+    missing = [c.id for c in clips if timed and embedder.durations.get(c.id) is None]
     if missing:
         raise ValueError(
             f"{where}: model {meta.name!r} pads clips to a window, and {len(missing)} clip(s) "
             f"have no decoded duration to tell its padding frames: {_ids(missing)}"
         )
-    total = sum(int(f.shape[0]) for f in frames)
+    maps: list[np.ndarray] = []
+    for clip, sequence in zip(clips, frames, strict=True):
+        seconds = embedder.durations.get(clip.id, 0.0)
+        try:  # a grid counts its input frames, a padded model its own
+            n_valid = (
+                grid.valid_frames(seconds)
+                if grid is not None
+                else (valid_frames(seconds, float(rate)) if rate is not None else None)
+            )
+            maps.append(
+                np.array(token_map(sequence, n_prefix=n_prefix, n_valid=n_valid, grid=grid))
+            )
+        except ValueError as exc:
+            raise ValueError(f"{where}: clip {clip.id!r}: {exc}") from None
     kept = sum(int(m.shape[0]) for m in maps)
     info: dict[str, Any] = {
         "n_prefix_tokens": n_prefix,
         "padded_frame_rate": rate,
         "n_tokens": kept,
-        "n_left_out": total - kept,
+        "n_left_out": sum(int(f.shape[0]) for f in frames) - kept,
     }
     if grid is not None:
         info["patch_grid"] = grid.model_dump()

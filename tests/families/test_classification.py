@@ -333,19 +333,34 @@ def test_token_primary_probe_refuses_vector_encoders() -> None:
     assert task().probe_names == ("attentive",)
 
 
+class DropsInTheUnpooledPass(FakeEmbedder):
+    """Embeds every clip pooled, and all but ``x000`` frame-level."""
+
+    def embed(self, clips, description, *, pooled=True):  # type: ignore[no-untyped-def]
+        self.skip = set() if pooled else {"x000"}
+        return super().embed(clips, description, pooled=pooled)
+
+
 def test_clips_dropped_by_the_unpooled_pass_leave_every_probe() -> None:
     clips, vectors, frames = separable(n_classes=2, per_class=12)
-
-    class Dropping(FakeEmbedder):
-        def embed(self, clips, description, *, pooled=True):  # type: ignore[no-untyped-def]
-            self.skip = set() if pooled else {"x000"}
-            return super().embed(clips, description, pooled=pooled)
-
     task = task_class("TestDrop", probes=("linear", "protobin"), folds=("1", "2", "3"))
-    result = task().evaluate(Dropping(vectors, frames), clips)
+    result = task().evaluate(DropsInTheUnpooledPass(vectors, frames), clips)
     assert result.details["splits"]["default"]["n_dropped_unpooled"] == 1
     for probe in ("linear", "protobin"):
         assert result.scores["default"][probe]["n_samples"] == len(clips) - 1
+
+
+def test_clip_dropped_by_the_unpooled_pass_with_token_probes_only() -> None:
+    # No vector probe: no pooled vectors to line up with the clips the frame pass kept.
+    clips, vectors, frames = separable(n_classes=2, per_class=12)
+    task = task_class(
+        "TestDropTokens", main_score="protobin:accuracy", probes=(), folds=("1", "2", "3")
+    )
+    embedder = DropsInTheUnpooledPass(vectors, frames)
+    result = task().evaluate(embedder, clips)
+    assert embedder.calls == [False]  # the frame pass only
+    assert result.details["splits"]["default"]["n_dropped_unpooled"] == 1
+    assert result.scores["default"]["protobin"]["n_samples"] == len(clips) - 1
 
 
 # ---------------------------------------------------------------------------- multi-label
