@@ -224,16 +224,11 @@ def consistent_trials(trials: Sequence[Trial], threshold: float) -> tuple[list[T
         groups.setdefault((trial.anchor, frozenset((trial.first, trial.second))), []).append(trial)
     kept, dropped = [], 0
     for members in groups.values():
-        votes: dict[str, int] = {}
-        for t in members:
-            chosen = t.second if t.choice else t.first
-            votes[chosen] = votes.get(chosen, 0) + 1
-        ranked = sorted(votes.values(), reverse=True)
-        top = ranked[0]
-        if (len(ranked) > 1 and ranked[1] == top) or top / len(members) < threshold:
+        ranked = Counter(t.second if t.choice else t.first for t in members).most_common(2)
+        (winner, top), runner_up = ranked[0], ranked[1:]
+        if (runner_up and runner_up[0][1] == top) or top / len(members) < threshold:
             dropped += 1
             continue
-        winner = next(k for k, v in votes.items() if v == top)
         first = members[0]
         repeats = f" (+{len(members) - 1} repeats)" if len(members) > 1 else ""
         choice = 0 if winner == first.first else 1
@@ -253,14 +248,15 @@ def _kind_name(name: str) -> str:
     return name
 
 
-def _split_set(name: str) -> tuple[str, str] | None:
-    """``"triplet/all"`` -> ("triplet", "all"); None unless it reads ``<kind>/<group>``."""
-    kind, slash, group = name.partition("/")
-    return (kind, group) if slash and group and kind in KINDS else None
+def _main_parts(path: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """("cosine", "triplet/all") -> ("cosine", "triplet", "all"); None if it is no such path."""
+    kind, slash, group = path[-1].partition("/")
+    ok = len(path) == 2 and slash and group and kind in KINDS
+    return (path[0], kind, group) if ok else None
 
 
 def _trial_set(name: str) -> str:
-    if _split_set(name) is None:
+    if _main_parts(("", name)) is None:
         raise ValueError(f"must read '<kind>/<group>' with kind in {', '.join(KINDS)}")
     return name
 
@@ -286,10 +282,9 @@ class TrialScores(Report):
 
     @model_validator(mode="after")
     def _consistent(self) -> TrialScores:
-        if self.n_correct > self.n:
-            raise ValueError(f"n_correct {self.n_correct!r} is more than n = {self.n}")
-        if self.n_ties > self.n:
-            raise ValueError(f"n_ties {self.n_ties!r} is more than n = {self.n}")
+        for name, value in (("n_correct", self.n_correct), ("n_ties", self.n_ties)):
+            if value > self.n:
+                raise ValueError(f"{name} {value!r} is more than n = {self.n}")
         if abs(self.accuracy - self.n_correct / self.n) > 1e-9:
             raise ValueError(f"accuracy {self.accuracy!r} is not n_correct / n")
         if self.ci95 is not None and self.ci95[0] > self.ci95[1]:
@@ -309,12 +304,6 @@ class PerceptualSummary(Summary, KeyedReport):
     """Mean accuracy over subsets: distance -> ``"<kind>/<group>"`` -> mean (None: undefined)."""
 
     __pydantic_extra__: dict[DistanceName, dict[TrialSetName, Unit | None]] = Field(init=False)
-
-
-def _main_parts(path: tuple[str, ...]) -> tuple[str, str, str] | None:
-    """("cosine", "triplet/all") -> ("cosine", "triplet", "all"); None if it is no such path."""
-    trial_set = _split_set(path[1]) if len(path) == 2 else None
-    return None if trial_set is None else (path[0], *trial_set)
 
 
 #: Any family's report (inside the task class, ``Report`` names this family's).
@@ -392,9 +381,8 @@ class PerceptualAlignmentTask(Task):
     @property
     def distance_names(self) -> tuple[str, ...]:
         """The distances scored: the option's, then the main score's if it is not among them."""
-        chosen = self.options.distances
         main = parse_score_path(self.metadata.main_score)[0]
-        return chosen + ((main,) if main not in chosen else ())
+        return tuple(dict.fromkeys((*self.options.distances, main)))
 
     def protocol(self) -> dict[str, Any]:
         o = self.options
@@ -437,7 +425,6 @@ class PerceptualAlignmentTask(Task):
         found: dict[str, Path] = {}
         notes: list[str] = []
         root = self._table_root()
-        hub = self.metadata.dataset.kind == "huggingface" and self.dataset_path is None
         for kind, name in wanted.items():
             if not name:
                 continue
@@ -446,21 +433,16 @@ class PerceptualAlignmentTask(Task):
                     found[kind] = root / name
                 else:
                     notes.append(f"no {name} in {root}")
-            elif hub:
+            elif self.metadata.dataset.kind == "huggingface":  # no local copy: fetch
                 from huggingface_hub import hf_hub_download
 
-                source = self.metadata.dataset.path
+                source, revision = self.metadata.dataset.path, self.dataset_revision
                 try:
-                    found[kind] = Path(
-                        hf_hub_download(
-                            source, name, repo_type="dataset", revision=self.dataset_revision
-                        )
-                    )
+                    path = hf_hub_download(source, name, repo_type="dataset", revision=revision)
+                    found[kind] = Path(path)
                 except Exception as exc:  # missing file, no network: both mean "not there"
-                    notes.append(
-                        f"{name} not fetched from {source}@{self.dataset_revision}: "
-                        f"{type(exc).__name__}: {exc}"
-                    )
+                    problem = f"{type(exc).__name__}: {exc}"
+                    notes.append(f"{name} not fetched from {source}@{revision}: {problem}")
         return found, notes
 
     def _metadata_trials(
@@ -490,14 +472,11 @@ class PerceptualAlignmentTask(Task):
                     )
         return trials, unanswered
 
-    def load_trials(
-        self, clips: Sequence[Clip], where: str | None = None
-    ) -> tuple[list[Trial], dict[str, Any]]:
+    def load_trials(self, clips: Sequence[Clip], where: str) -> tuple[list[Trial], dict[str, Any]]:
         """Every trial, from the tables and the clips' metadata, and where they came from.
 
-        ``where`` prefixes error messages (default: ``"task <name>"``).
+        ``where`` prefixes error messages.
         """
-        where = where or f"task {self.name}"
         columns = self.options.trial_columns
         tables, notes = self.trial_tables()
         trials, unanswered = self._metadata_trials(clips, where)
@@ -505,11 +484,11 @@ class PerceptualAlignmentTask(Task):
         if trials or unanswered:
             sources.append({"source": "clip metadata", "n_rows": len(trials) + len(unanswered)})
         for kind, path in tables.items():
-            missing: list[str] = []
-            if kind == TRIPLET:
-                rows = read_triplet_table(path, columns)
-            else:
-                rows, missing = read_probe_table(path, columns)
+            rows, missing = (
+                (read_triplet_table(path, columns), [])
+                if kind == TRIPLET
+                else read_probe_table(path, columns)
+            )
             trials += rows
             unanswered += missing
             sources.append({"source": str(path), "kind": kind, "n_rows": len(rows) + len(missing)})
@@ -527,8 +506,7 @@ class PerceptualAlignmentTask(Task):
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> PerceptualReport:
         from audiobench.metrics import pairwise_distances
 
-        where = subset.where
-        clips = subset.clips
+        where, clips = subset.where, subset.clips
         trials, origin = self.load_trials(clips, where)
         keys = [self.clip_key(clip) for clip in clips]
         index: dict[str, Clip] = {}
@@ -564,11 +542,13 @@ class PerceptualAlignmentTask(Task):
             raise ValueError(f"{where}: no trial has all its clips embedded")
 
         count("evaluated", trials)
-        sets, n_inconsistent = self._trial_sets(trials, where)
+        sets = _trial_sets(trials, where)
         threshold = self.options.consistency_threshold
         if (TWO_AFC, ALL) in sets and threshold is not None:
-            counts[TWO_AFC]["consistent"] = len(sets.get((TWO_AFC, CONSISTENT), []))
-            counts[TWO_AFC]["inconsistent_groups"] = n_inconsistent
+            kept_2afc, n_inconsistent = consistent_trials(sets[(TWO_AFC, ALL)], threshold)
+            counts[TWO_AFC].update(consistent=len(kept_2afc), inconsistent_groups=n_inconsistent)
+            if kept_2afc:
+                sets[(TWO_AFC, CONSISTENT)] = kept_2afc
 
         used = sorted({m for t in trials for m in t.members})
         local = {key: i for i, key in enumerate(used)}
@@ -578,12 +558,10 @@ class PerceptualAlignmentTask(Task):
         scores: dict[str, dict[str, dict[str, TrialScores]]] = {}
         for distance in self.distance_names:
             D = pairwise_distances(X, distance, ids=ids, dtype=np.float64)
-            per_kind: dict[str, dict[str, TrialScores]] = {}
             for (kind, group), members in sets.items():
-                per_kind.setdefault(kind, {})[group] = _score(
+                scores.setdefault(distance, {}).setdefault(kind, {})[group] = _score(
                     D, members, local, self.options.n_bootstrap, self.options.seed
                 )
-            scores[distance] = per_kind
 
         examples = {
             "missing_members": _describe_missing(missing[:EXAMPLES], index) if missing else None,
@@ -605,66 +583,47 @@ class PerceptualAlignmentTask(Task):
 
     def summarize(self, reports: Mapping[str, _AnyReport]) -> PerceptualSummary:
         """Unweighted mean over subsets of each accuracy (None where a subset lacks it)."""
-        scored = dict.fromkeys(
-            (distance, kind, group)
-            for report in reports.values()
-            for distance, kinds in (report.model_extra or {}).items()
-            for kind, groups in kinds.items()
-            for group in groups
-        )
         means: dict[str, dict[str, float | None]] = {}
-        for path in scored:
-            means.setdefault(path[0], {})[f"{path[1]}/{path[2]}"] = mean_or_none(
-                score_at(r, (*path, "accuracy")) for r in reports.values()
-            )
+        for report in reports.values():
+            for distance, kinds in (report.model_extra or {}).items():
+                for kind, groups in kinds.items():
+                    for group in groups:
+                        means.setdefault(distance, {})[f"{kind}/{group}"] = mean_or_none(
+                            score_at(r, (distance, kind, group, "accuracy"))
+                            for r in reports.values()
+                        )
         return PerceptualSummary.model_validate({"subsets": list(reports), **means})
 
-    def _trial_sets(
-        self, trials: Sequence[Trial], where: str
-    ) -> tuple[dict[tuple[str, str], list[Trial]], int]:
-        """Scored sets, (kind, group) -> trials, and the 2AFC groups too inconsistent to keep."""
-        sets: dict[tuple[str, str], list[Trial]] = {}
-        triplets = [t for t in trials if t.kind == TRIPLET]
-        if triplets:
-            sets[(TRIPLET, ALL)] = triplets
-            for group in sorted({t.group for t in triplets if t.group}):
-                if group in (ALL, CONSISTENT):
-                    raise ValueError(
-                        f"{where}: triplet group name {group!r} is reserved; rename it"
-                    )
-                sets[(TRIPLET, group)] = [t for t in triplets if t.group == group]
-        probes = [t for t in trials if t.kind == TWO_AFC]
-        n_inconsistent = 0
-        threshold = self.options.consistency_threshold
-        if probes:
-            sets[(TWO_AFC, ALL)] = probes
-            if threshold is not None:
-                kept, n_inconsistent = consistent_trials(probes, threshold)
-                if kept:
-                    sets[(TWO_AFC, CONSISTENT)] = kept
-        return sets, n_inconsistent
+
+def _trial_sets(trials: Sequence[Trial], where: str) -> dict[tuple[str, str], list[Trial]]:
+    """Scored sets, (kind, group) -> trials: each kind's ``all``, then each triplet group."""
+    sets = {(kind, ALL): [t for t in trials if t.kind == kind] for kind in KINDS}
+    sets = {key: members for key, members in sets.items() if members}
+    triplets = sets.get((TRIPLET, ALL), [])
+    for group in sorted({t.group for t in triplets if t.group}):
+        if group in (ALL, CONSISTENT):
+            raise ValueError(f"{where}: triplet group name {group!r} is reserved; rename it")
+        sets[(TRIPLET, group)] = [t for t in triplets if t.group == group]
+    return sets
 
 
 def _drop_duplicate_triplets(trials: Sequence[Trial]) -> tuple[list[Trial], int]:
     """Repeated identical triplets are one judgment (as VocSim); 2AFC repeats are real votes."""
-    seen: set[tuple[str, str, str, str | None]] = set()
+    seen: set[tuple[str, str, str, str, str | None]] = set()
     out = []
-    for trial in trials:
-        if trial.kind == TRIPLET:
-            key = (trial.anchor, trial.first, trial.second, trial.group)
-            if key in seen:
-                continue
+    for t in trials:
+        key = (t.kind, t.anchor, t.first, t.second, t.group)
+        if t.kind != TRIPLET or key not in seen:
             seen.add(key)
-        out.append(trial)
+            out.append(t)
     return out, len(trials) - len(out)
 
 
 def _describe_missing(trials: Sequence[Trial], index: Mapping[str, Clip]) -> str:
-    parts = []
-    for trial in trials:
-        names = ", ".join(repr(m) if m else "(blank)" for m in trial.members if m not in index)
-        parts.append(f"{trial.where}: {names}")
-    return "; ".join(parts)
+    return "; ".join(
+        f"{t.where}: " + ", ".join(repr(m) if m else "(blank)" for m in t.members if m not in index)
+        for t in trials
+    )
 
 
 def _score(

@@ -73,7 +73,7 @@ from pydantic import AfterValidator, Field
 
 from audiobench.audio import ArrayAudioRef, Clip, decode_clip
 from audiobench.reports import Count, NonNegative, Report, Summary, mean_or_none
-from audiobench.reports import Report as AnyReport
+from audiobench.reports import Report as AnyReport  # the class attribute Report shadows it
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
 
 if TYPE_CHECKING:
@@ -168,9 +168,7 @@ SUMMARY_METRICS = tuple(f for f in ReconstructionSummary.model_fields if f != "s
 
 def match_length(wave: np.ndarray, n: int) -> tuple[np.ndarray, int]:
     """``wave`` cut or zero-padded to ``n`` samples, and the signed change (+ padded, − cut)."""
-    if len(wave) >= n:
-        return wave[:n], n - len(wave)
-    return np.concatenate([wave, np.zeros(n - len(wave), dtype=wave.dtype)]), n - len(wave)
+    return np.pad(wave[:n], (0, max(0, n - len(wave)))), n - len(wave)
 
 
 def _pooling_name(value: str | None) -> str | None:
@@ -213,10 +211,14 @@ class ReconstructionTask(Task):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        #: Reference encoders made so far, by (name, pooling, device): loaded once per task.
-        self._references: dict[tuple[str, str | None, str], Encoder] = {}
-        #: Run-wide facts found while evaluating (reference model, comparison rate).
-        self._run: dict[str, Any] = {}
+        #: Reference encoders made so far, by device: loaded once per task.
+        self._references: dict[str, Encoder] = {}
+        o = self.options
+        #: Run-wide facts, completed while evaluating (reference model, comparison rate).
+        self._run: dict[str, Any] = {
+            "reference_model": {"name": o.reference_model, "pooling": o.reference_pooling},
+            "compare_rate": None,
+        }
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
@@ -243,12 +245,11 @@ class ReconstructionTask(Task):
 
         device = getattr(encoder, "device", None) or self.device or "cpu"
         o = self.options
-        key = (o.reference_model, o.reference_pooling, device)
-        if key not in self._references:
-            self._references[key] = registry.models.create(
+        if device not in self._references:
+            self._references[device] = registry.models.create(
                 o.reference_model, pooling=o.reference_pooling, device=device
             )
-        return self._references[key]
+        return self._references[device]
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> ReconstructionReport:
         from audiobench.metrics import (
@@ -278,9 +279,8 @@ class ReconstructionTask(Task):
         self._enough(kept, subset, "could be embedded by the reference model")
 
         model_rate = encoder.meta.sample_rate
-        sdr: dict[str, float] = {}
-        mel: dict[str, float] = {}
-        changes: dict[str, int] = {}  # samples added (+) or cut (−) by length matching
+        # Per clip: SI-SDR, log-mel distance, samples added (+) or cut (−) by length matching.
+        measured: dict[str, tuple[float, float, int]] = {}
         rebuilt_frames: dict[str, np.ndarray] = {}
         chunk = self.options.chunk_size
         bar = embedder.track(f"{subset.label} decode", len(kept), "clips")
@@ -293,14 +293,19 @@ class ReconstructionTask(Task):
                     waves = self._decode(encoder, batch, [codes[c.id] for c in batch], subset)
                     for clip, wave in zip(batch, waves, strict=True):
                         original = decode_clip(clip, self.metadata.sample_rate, model_rate)
-                        wave, changes[clip.id] = match_length(wave, len(original))
+                        wave, change = match_length(wave, len(original))
                         try:
-                            sdr[clip.id] = si_sdr(original, wave)
-                            mel[clip.id] = log_mel_distance(original, wave, model_rate)
+                            measured[clip.id] = (
+                                si_sdr(original, wave),
+                                log_mel_distance(original, wave, model_rate),
+                                change,
+                            )
                         except ValueError as exc:
                             where = f"{subset.where}: clip {clip.id!r} ({clip.audio.location})"
                             raise ValueError(f"{where}: {exc}") from exc
-                        rebuilt.append(_rebuilt_clip(clip, wave, model_rate, encoder))
+                        name = f"{encoder.meta.name} reconstruction of {clip.audio.location}"
+                        audio = ArrayAudioRef(wave, model_rate, name=name)
+                        rebuilt.append(Clip(clip.id, audio, subset=clip.subset, split=clip.split))
                     bar.advance(len(batch))
                 done, frames = of_rebuilt.embed(
                     rebuilt, f"{subset.label} reference (reconstructions)", pooled=False
@@ -321,8 +326,8 @@ class ReconstructionTask(Task):
             for c, z in zip(final, frames_of, strict=True)
         ]
         stacked = collate(pooled).astype(np.float64)
-        sdr_array = np.array([sdr[c.id] for c in final], dtype=np.float64)
-        change = [changes[c.id] for c in final]
+        sdr, mel, changes = zip(*(measured[c.id] for c in final), strict=True)
+        sdr_array = np.array(sdr, dtype=np.float64)
         bits, bitrate = _bitrate(encoder, final, [codes[c.id] for c in final], embedder.durations)
         subset.details["bitrate"] = bitrate
         self._run = {
@@ -350,12 +355,12 @@ class ReconstructionTask(Task):
                 **per_clip_summary(np.clip(sdr_array, -SI_SDR_CAP_DB, SI_SDR_CAP_DB)),
                 n_capped=int((np.abs(sdr_array) > SI_SDR_CAP_DB).sum()),
             ),
-            log_mel_distance=PerClip(**per_clip_summary([mel[c.id] for c in final])),
+            log_mel_distance=PerClip(**per_clip_summary(mel)),
             bits_per_second=bits,
             length_matching=LengthMatching(
-                n_trimmed=sum(c < 0 for c in change),
-                n_padded=sum(c > 0 for c in change),
-                max_padded_samples=max(0, *change),
+                n_trimmed=sum(c < 0 for c in changes),
+                n_padded=sum(c > 0 for c in changes),
+                max_padded_samples=max(0, *changes),
             ),
             kad_bandwidth=scores["kad_bandwidth"],
             n_frames_reference=scores["n_frames_reference"],
@@ -393,16 +398,14 @@ class ReconstructionTask(Task):
                 f"model {encoder.meta.name!r} decoded {len(waves)} waveforms for "
                 f"{len(batch)} clips ({ids})"
             )
-        out = []
-        for clip, wave in zip(batch, waves, strict=True):
-            array = np.asarray(wave, dtype=np.float32).reshape(-1)
+        out = [np.asarray(wave, dtype=np.float32).reshape(-1) for wave in waves]
+        for clip, array in zip(batch, out, strict=True):
             if array.size == 0 or not np.isfinite(array).all():
                 problem = "an empty waveform" if array.size == 0 else "non-finite samples"
                 raise ValueError(
                     f"{subset.where}: model {encoder.meta.name!r} decoded {problem} for clip "
                     f"{clip.id!r} ({clip.audio.location})"
                 )
-            out.append(array)
         return out
 
     def summarize(self, reports: Mapping[str, AnyReport]) -> ReconstructionSummary:
@@ -419,13 +422,8 @@ class ReconstructionTask(Task):
     def protocol(self) -> dict[str, Any]:
         from audiobench.metrics.reconstruction import FAD_COVARIANCE_EPS, KAD_SCALE
 
-        o = self.options
-        run = self._run
         return {
-            "reference_model": run.get(
-                "reference_model", {"name": o.reference_model, "pooling": o.reference_pooling}
-            ),
-            "compare_rate": run.get("compare_rate"),
+            **self._run,
             "length_matching": "reconstruction cut to the original's length, or zero-padded "
             "at the end",
             "si_sdr_cap_db": SI_SDR_CAP_DB,
@@ -451,14 +449,6 @@ class ReconstructionTask(Task):
         }
 
 
-def _rebuilt_clip(clip: Clip, wave: np.ndarray, rate: int, encoder: Encoder) -> Clip:
-    """The reconstruction of ``clip`` as a clip of its own (same id, in-memory audio)."""
-    audio = ArrayAudioRef(
-        wave, rate, name=f"{encoder.meta.name} reconstruction of {clip.audio.location}"
-    )
-    return Clip(id=clip.id, audio=audio, subset=clip.subset, split=clip.split)
-
-
 def _pool(reference: Encoder, frames: np.ndarray, seconds: float) -> np.ndarray:
     """The reference model's pooled embedding of one clip from its unpooled output."""
     n_samples = round(seconds * reference.meta.sample_rate)
@@ -477,10 +467,10 @@ def _bitrate(
     if not all(np.issubdtype(a.dtype, np.integer) for a in arrays):
         reason = "the model's outputs are continuous latents, not codes: reconstruction used no "
         reason += "quantised code stream"
-        if nominal is None:
-            return None, {"method": None, "reason": reason}
-        reason += " (nominal_bits_per_second is the bitrate its codes would have)"
-        return None, {"method": None, "reason": reason, "nominal_bits_per_second": nominal}
+        if nominal is not None:
+            reason += " (nominal_bits_per_second is the bitrate its codes would have)"
+        nominal_of = {} if nominal is None else {"nominal_bits_per_second": nominal}
+        return None, {"method": None, "reason": reason, **nominal_of}
     if nominal is not None:
         return nominal, {"method": "encoder.bits_per_second()"}
     widths = {a.shape[1] if a.ndim == 2 else None for a in arrays}
@@ -489,8 +479,7 @@ def _bitrate(
             "method": None,
             "reason": f"codes are not [T, Q] arrays with one Q for every clip (Q: {widths})",
         }
-    seconds = sum(durations[c.id] for c in clips)
-    frames = sum(a.shape[0] for a in arrays)
+    frame_rate = sum(a.shape[0] for a in arrays) / sum(durations[c.id] for c in clips)
     size = getattr(encoder, "codebook_size", None)
     if isinstance(size, int) and size >= 1:
         basis = "encoder.codebook_size"
@@ -499,10 +488,9 @@ def _bitrate(
         size, basis = int(max(int(a.max()) for a in arrays)) + 1, "largest code + 1 (lower bound)"
     width = widths.pop()
     assert width is not None
-    value = bits_per_second(width, size, frames / seconds)
-    return value, {
+    return bits_per_second(width, size, frame_rate), {
         "method": "codes: Q * log2(codebook size) * frames per second",
         "codebook_size": size,
         "codebook_size_from": basis,
-        "frame_rate": frames / seconds,
+        "frame_rate": frame_rate,
     }

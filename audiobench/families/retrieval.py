@@ -60,7 +60,7 @@ by decreasing document id, queries without a relevant document left out, and tex
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -82,17 +82,15 @@ __all__ = ["RetrievalReport", "RetrievalSummary", "RetrievalTask"]
 Modal = Literal["audio", "text"]
 
 
-def _sorted_cutoffs(ks: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(sorted(set(ks)))
-
-
 #: Metrics reported at a cut-off k: ``ndcg@<k>``, ``hit@<k>``, ``recall@<k>``.
 CutoffMetric = Annotated[
     str,
     AfterValidator(metric_names(("mrr", "map"), ("ndcg@", ""), ("hit@", ""), ("recall@", ""))),
 ]
 #: Cut-offs as an option: positive, kept sorted and unique.
-Cutoffs = Annotated[tuple[Annotated[int, Field(ge=1)], ...], AfterValidator(_sorted_cutoffs)]
+Cutoffs = Annotated[
+    tuple[Annotated[int, Field(ge=1)], ...], AfterValidator(lambda ks: tuple(sorted(set(ks))))
+]
 
 
 class RetrievalScores(KeyedReport):
@@ -258,9 +256,8 @@ class RetrievalTask(Task):
         separator = self.options.text_separator
         if self.options.protocol == "mteb":  # the reference's pieces: unstripped, empty ones kept
             return [clip.text] if separator is None else clip.text.split(separator)
-        if separator is None:
-            return [clip.text.strip()] if clip.text.strip() else []
-        return [p.strip() for p in clip.text.split(separator) if p.strip()]
+        pieces = [clip.text] if separator is None else clip.text.split(separator)
+        return [p.strip() for p in pieces if p.strip()]
 
     def _explicit_relevance(
         self, queries: Sequence[Clip], corpus: Sequence[Clip]
@@ -280,23 +277,6 @@ class RetrievalTask(Task):
                 )
             explicit[clip.id] = set(ids)
         return explicit
-
-    @staticmethod
-    def _matrix(
-        items: Sequence[_Item],
-        audio_rows: Mapping[str, int],
-        audio: np.ndarray,
-        text_rows: Mapping[str, int],
-        text: np.ndarray,
-    ) -> tuple[list[_Item], np.ndarray, int]:
-        """The embedded items, their embedding rows, and how many had no embedding."""
-        # An audio item without a row is a clip the runner skipped (--on-error skip).
-        kept = [it for it in items if it.text is not None or it.clip.id in audio_rows]
-        rows = [
-            audio[audio_rows[it.clip.id]] if it.text is None else text[text_rows[it.text]]
-            for it in kept
-        ]
-        return kept, np.stack(rows) if rows else np.zeros((0, 0)), len(items) - len(kept)
 
     def _relevance(
         self, q_kept: Sequence[_Item], d_kept: Sequence[_Item], explicit: dict[str, set[str]]
@@ -338,8 +318,19 @@ class RetrievalTask(Task):
         )
         texts = [it.text for it in [*q_items, *d_items] if it.text is not None]
         audio_rows, audio, text_rows, text = embed_both(embedder, audio_clips, texts, subset.label)
-        q_kept, q_matrix, q_lost = self._matrix(q_items, audio_rows, audio, text_rows, text)
-        d_kept, d_matrix, d_lost = self._matrix(d_items, audio_rows, audio, text_rows, text)
+
+        def embedded(items: list[_Item]) -> tuple[list[_Item], np.ndarray, int]:
+            """The embedded items, their embedding rows, and how many had no embedding."""
+            # An audio item without a row is a clip the runner skipped (--on-error skip).
+            kept = [it for it in items if it.text is not None or it.clip.id in audio_rows]
+            rows = [
+                audio[audio_rows[it.clip.id]] if it.text is None else text[text_rows[it.text]]
+                for it in kept
+            ]
+            return kept, np.stack(rows) if rows else np.zeros((0, 0)), len(items) - len(kept)
+
+        q_kept, q_matrix, q_lost = embedded(q_items)
+        d_kept, d_matrix, d_lost = embedded(d_items)
         if not q_kept or not d_kept:
             raise ValueError(
                 f"{subset.where}: no {'queries' if not q_kept else 'documents'} left once "
@@ -350,7 +341,8 @@ class RetrievalTask(Task):
             return mteb_protocol.retrieval_report(
                 subset, q_kept, d_kept, q_matrix, d_matrix, relevance
             )
-        missing = [item.clip.id for item, rel in zip(q_kept, relevance, strict=True) if not rel]
+        q_ids, d_ids = [it.clip.id for it in q_kept], [it.clip.id for it in d_kept]
+        missing = [i for i, rel in zip(q_ids, relevance, strict=True) if not rel]
         if missing and (o.on_missing == "raise" or len(missing) == len(q_kept)):
             hint = (
                 "; pass on_missing='skip' to leave them out (counted in the result)"
@@ -362,19 +354,17 @@ class RetrievalTask(Task):
                 f"document (query clips: {describe_clips(missing)}){hint}"
             )
 
-        q_unit = unit_rows(q_matrix, [it.clip.id for it in q_kept], f"{self.name}: query")
-        d_unit = unit_rows(d_matrix, [it.clip.id for it in d_kept], f"{self.name}: document")
-        cutoffs: dict[str, Any] = {"ks": o.ks, "ndcg_k": o.ndcg_k, "on_missing": o.on_missing}
+        q_unit = unit_rows(q_matrix, q_ids, f"{self.name}: query")
+        d_unit = unit_rows(d_matrix, d_ids, f"{self.name}: document")
         if o.index == "exact":
-            similarity = q_unit @ d_unit.T
-            if o.layout == "all":  # leave-one-out: a query's own clip ranks last
-                own = np.array([it.clip.id for it in q_kept])[:, None] == np.array(
-                    [it.clip.id for it in d_kept]
-                )
-                similarity[own] = -2.0  # below every cosine
-            scores = retrieval_scores(relevance, scores=similarity, **cutoffs)
+            ranked: dict[str, Any] = {"scores": q_unit @ d_unit.T}
+            if o.layout == "all":  # leave-one-out: a query's own clip ranks last, below any cosine
+                ranked["scores"][np.array(q_ids)[:, None] == np.array(d_ids)] = -2.0
         else:
-            scores = self._faiss_scores(relevance, q_unit, d_unit, cutoffs)
+            ranked = self._faiss_ranked(q_unit, d_unit)
+        scores = retrieval_scores(
+            relevance, **ranked, ks=o.ks, ndcg_k=o.ndcg_k, on_missing=o.on_missing
+        )
         if o.layout == "split":
             used = {c.id for c in queries} | {c.id for c in corpus}
             scores["n_clips_unused"] = sum(c.id not in used for c in subset.clips)
@@ -390,21 +380,16 @@ class RetrievalTask(Task):
             n_documents_unembedded=d_lost,
         )
 
-    def _faiss_scores(
-        self,
-        relevance: list[list[int]],
-        queries: np.ndarray,
-        docs: np.ndarray,
-        cutoffs: dict[str, Any],
-    ) -> dict[str, float]:
-        from audiobench.metrics import retrieval_scores, top_k
+    def _faiss_ranked(self, queries: np.ndarray, docs: np.ndarray) -> dict[str, Any]:
+        """The ``ranking`` (or, when it covers the corpus, the ``scores``) that faiss gives."""
+        from audiobench.metrics import top_k
 
         depth = min(self.options.depth, docs.shape[0])
         _, ranking = top_k(queries, docs, depth, metric="cosine", index="faiss")
         if depth < docs.shape[0]:
-            return retrieval_scores(relevance, ranking=ranking, **cutoffs)
+            return {"ranking": ranking}
         # The whole corpus is ranked: minus the rank is a score with the same order, and it
         # allows cutoffs beyond a small corpus, as the exact path does.
         scores = np.empty(ranking.shape, dtype=np.float64)
         np.put_along_axis(scores, ranking, -np.arange(depth, dtype=np.float64)[None], axis=1)
-        return retrieval_scores(relevance, scores=scores, **cutoffs)
+        return {"scores": scores}
