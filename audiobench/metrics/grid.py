@@ -226,6 +226,7 @@ def zero_shot_similarity(
     scores: dict[str, dict[str, MetricSummary]] = {}
     seconds: dict[str, float] = {}
     target = resolve_device(device)
+    draw = SharedPermutations(int(seed))
     with limited_cpu_threads():
         matrix = torch.empty((n_labelled, n_labelled), dtype=torch.float32, device=target)
         gsr_members = (
@@ -269,6 +270,7 @@ def zero_shot_similarity(
                             n_permutations=n_permutations,
                             n_bootstrap=n_bootstrap,
                             seed=int(seed),
+                            draw=draw,
                             tick=tick,
                         )
                     )
@@ -299,6 +301,33 @@ def zero_shot_similarity(
     )
 
 
+#: Label permutations kept for the grid's other configurations, at most this many bytes (1000
+#: permutations of up to 8,388 clips; larger subsets draw them again for each configuration).
+PERMUTATION_CACHE_BYTES: int = 1 << 26
+
+
+class SharedPermutations:
+    """:func:`label_permutation` for every configuration of one grid: a permutation depends only
+    on the clip count, the seed, the stream and its index, so the configurations share it. Drawn
+    once and kept while the kept ones fit :data:`PERMUTATION_CACHE_BYTES` (thread-safe: workers
+    may draw the same one twice, never different ones)."""
+
+    def __init__(self, seed: int) -> None:
+        self._seed = seed
+        self._kept: dict[tuple[int, int, int], np.ndarray] = {}
+        self._bytes = 0
+
+    def __call__(self, n: int, stream: int, index: int) -> np.ndarray:
+        key = (n, stream, index)
+        permutation = self._kept.get(key)
+        if permutation is None:
+            permutation = label_permutation(n, self._seed, stream, index)
+            if self._bytes + permutation.nbytes <= PERMUTATION_CACHE_BYTES:
+                self._kept[key] = permutation
+                self._bytes += permutation.nbytes
+        return permutation
+
+
 def _calibrated_metrics(
     name: str,
     matrix: torch.Tensor,
@@ -311,6 +340,7 @@ def _calibrated_metrics(
     n_permutations: int,
     n_bootstrap: int,
     seed: int,
+    draw: SharedPermutations,
     tick: _Progress,
 ) -> dict[str, MetricSummary]:
     """P@k and GSR of one configuration with permutation baselines and bootstrap margins."""
@@ -350,10 +380,10 @@ def _calibrated_metrics(
     shared = gsr_members is None
 
     def permutations(index: int) -> tuple[np.ndarray | None, np.ndarray | None]:
-        labelled_perm = label_permutation(n_labelled, seed, 0, index)
+        labelled_perm = draw(n_labelled, 0, index)
         if shared:
             return labelled_perm, labelled_perm
-        return labelled_perm, label_permutation(n_gsr, seed, 1, index)
+        return labelled_perm, draw(n_gsr, 1, index)
 
     nulls = (
         engine.null_values(n_permutations, permutations, lambda m: tick(f"{name}: permutations", m))

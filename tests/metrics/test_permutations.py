@@ -264,3 +264,16 @@ def test_bootstrap_interval_edge_cases() -> None:
     assert np.isnan(empty.low) and np.isnan(empty.high) and np.isnan(bootstrap_margin([], 5, 0))
     with pytest.raises(ValueError, match="n_bootstrap"):
         bootstrap_interval(np.ones(3), 0, 0)
+
+
+def test_shared_permutations_are_the_seeded_ones_and_respect_the_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from audiobench.metrics import grid
+
+    monkeypatch.setattr(grid, "PERMUTATION_CACHE_BYTES", 3 * 50 * 8)
+    draw = grid.SharedPermutations(5)
+    for index in range(5):
+        np.testing.assert_array_equal(draw(50, 1, index), label_permutation(50, 5, 1, index))
+    assert draw(50, 1, 2) is draw(50, 1, 2)  # kept: the third fits the budget
+    assert draw(50, 1, 4) is not draw(50, 1, 4)  # drawn again: past the budget
