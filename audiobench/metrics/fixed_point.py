@@ -64,10 +64,10 @@ def _scaled(block: torch.Tensor, n_digits: int) -> tuple[torch.Tensor, torch.Ten
         raise TypeError(f"fixed-point rows need floating-point entries, got {block.dtype}")
     if block.numel() == 0:
         return block.clone(), torch.zeros(block.shape[0], dtype=torch.int64, device=block.device)
-    smallest, _ = torch.aminmax(block)
-    if float(smallest) < 0.0:
+    smallest, largest = torch.aminmax(block, dim=1)
+    if float(smallest.min()) < 0.0:
         raise ValueError("fixed-point rows need non-negative entries")
-    _, exponents = torch.frexp(block.amax(dim=1))  # max < 2**E (E = 0 for a row of zeros)
+    _, exponents = torch.frexp(largest)  # max < 2**E (E = 0 for a row of zeros)
     exponents = exponents.to(torch.int64)
     # Multiplying by a power of two is exact (the scaled values stay below 2^(8K) ≤ 2^56, far
     # from overflow in float32), so the scaled values are the entries' own bits.
