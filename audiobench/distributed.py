@@ -69,7 +69,13 @@ from audiobench.audio import (
 from audiobench.cache import EmbeddingCache
 from audiobench.encoder import Encoder
 from audiobench.results import RayInfo
-from audiobench.runner import EmbeddingError, ProgressBar, inference_mode, is_out_of_memory
+from audiobench.runner import (
+    EmbeddingError,
+    ProgressBar,
+    free_accelerator_memory,
+    inference_mode,
+    is_out_of_memory,
+)
 from audiobench.task import Task
 
 __all__ = [
@@ -253,7 +259,7 @@ class EncoderWorker:
                     outputs[pooled] = [np.asarray(z) for z in raw]
         except Exception as exc:
             if is_out_of_memory(exc):
-                _free_accelerator_memory()
+                free_accelerator_memory()
             raise
         notes = dict(getattr(self.encoder, "_notes", {}))
         if notes:
@@ -264,15 +270,6 @@ class EncoderWorker:
             "pid": os.getpid(),
             "notes": notes,
         }
-
-
-def _free_accelerator_memory() -> None:
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is a dependency
-        return
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()
 
 
 # -- the session: one connection, at most one pool of encoder actors ----------------

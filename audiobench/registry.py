@@ -203,15 +203,18 @@ def _folder_family_task(family: str) -> Callable[..., Task]:
     return create
 
 
-# The families of tasks/folder.py's FOLDER_FAMILIES (a test keeps the two equal).
-for _family in (
+#: The families a folder task can take (``folder-<family>:PATH``); kept here, not in
+#: tasks/folder.py, so that resolving names does not import the task modules.
+FOLDER_FAMILIES: tuple[str, ...] = (
     "similarity",
     "classification",
     "multilabel",
     "clustering",
     "retrieval",
     "pair-classification",
-):
+)
+
+for _family in FOLDER_FAMILIES:
     tasks.add_resolver(f"folder-{_family}", _folder_family_task(_family))
 
 

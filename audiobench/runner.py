@@ -420,7 +420,7 @@ class CachedEmbedder(Embedder):
         )
         self.stats.events.append(message)
         warnings.warn(message, BatchSizeWarning, stacklevel=2)
-        _free_accelerator_memory()
+        free_accelerator_memory()
         out = self._encode_batch(batch[:half])
         out.update(self._encode_batch(batch[half:]))
         return out
@@ -438,7 +438,8 @@ def is_out_of_memory(exc: BaseException) -> bool:
     return isinstance(exc, RuntimeError | MemoryError) and "out of memory" in str(exc).lower()
 
 
-def _free_accelerator_memory() -> None:
+def free_accelerator_memory() -> None:
+    """Return cached accelerator memory to the device (after an out-of-memory error)."""
     try:
         import torch
     except ImportError:  # pragma: no cover - torch is a dependency

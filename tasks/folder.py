@@ -38,20 +38,11 @@ from audiobench.families import (
     RetrievalTask,
     ZeroShotSimilarityTask,
 )
+from audiobench.registry import FOLDER_FAMILIES
 from audiobench.sources import load_folder_clips
 from audiobench.task import DatasetSource, Task, TaskMetadata
 
 __all__ = ["FOLDER_FAMILIES", "folder_task"]
-
-#: The families a folder task can take (``folder-<family>:PATH``).
-FOLDER_FAMILIES: tuple[str, ...] = (
-    "similarity",
-    "classification",
-    "multilabel",
-    "clustering",
-    "retrieval",
-    "pair-classification",
-)
 
 
 def folder_task(path: str, family: str = "similarity", **kwargs: Any) -> Task:

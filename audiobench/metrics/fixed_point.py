@@ -74,6 +74,12 @@ def _scaled(block: torch.Tensor, n_digits: int) -> tuple[torch.Tensor, torch.Ten
     return torch.ldexp(block, (DIGIT_BITS * n_digits - exponents)[:, None]), exponents
 
 
+def max_digits(n_entries: int) -> int:
+    """The most digits whose integer combination (:func:`combine_digits`) fits int64 in sums
+    of up to ``n_entries`` entries: each digit sum is below 2^8 · n_entries."""
+    return min(MAX_DIGITS, (63 - max(n_entries, 1).bit_length()) // DIGIT_BITS)
+
+
 def remainder_counts(block: torch.Tensor, candidates: range) -> dict[int, int]:
     """How many entries of ``block`` (non-negative) leave a non-zero remainder with K digits,
     for each K in ``candidates``; chooses K by cost."""
@@ -124,7 +130,7 @@ def combine_digits(
     """
     n_digits = int(products.shape[0])
     largest = int(counts.max()) if counts.numel() else 0
-    if DIGIT_BITS * n_digits + max(largest, 1).bit_length() > 63:
+    if n_digits > max_digits(largest):
         raise ValueError(f"{n_digits} digits over {largest} entries overflow int64")
     whole = products[0].to(torch.int64)
     for k in range(1, n_digits):

@@ -74,9 +74,9 @@ import torch
 
 from audiobench.metrics.blocks import row_ranges
 from audiobench.metrics.fixed_point import (
-    DIGIT_BITS,
     FixedPointRows,
     combine_digits,
+    max_digits,
     remainder_counts,
     selected_digit_sums,
     to_fixed_point,
@@ -101,9 +101,10 @@ PAIR_COST_IN_MULTIPLY_ADDS: float = 300.0
 #: 2.2 against 19.6 ps on the 2-core development machine (N = 3,000 and 17,041).
 INT8_SPEEDUP: float = 8.0
 #: Digits per entry of the integer product: at least the 24 bits of a float32 significand plus
-#: a margin for entries below the row's largest; more where the remainders are not sparse.
+#: a margin for entries below the row's largest; more where the remainders are not sparse, up
+#: to MOST_DIGITS_TRIED (and what int64 sums allow, :func:`max_digits`).
 MIN_DIGITS: int = 4
-MAX_DIGITS: int = 6
+MOST_DIGITS_TRIED: int = 6
 #: Devices whose product mode uses the exact int8 product (elsewhere: float64).
 INTEGER_PRODUCT_DEVICES: tuple[str, ...] = ("cpu",)
 #: Rows sampled to choose the number of digits.
@@ -239,11 +240,8 @@ class RelabellingEvaluator:
         digit, judged on a sample of rows."""
         step = max(1, self.n_gsr // SAMPLE_ROWS)
         sample = torch.arange(0, self.n_gsr, step, device=self.D.device)
-        # Their integer combination must fit int64 (see combine_digits).
-        most = min(MAX_DIGITS, (63 - self.n_gsr.bit_length()) // DIGIT_BITS)
-        counts = remainder_counts(
-            self._gsr_rows(sample), range(MIN_DIGITS, max(most, MIN_DIGITS) + 1)
-        )
+        most = max(MIN_DIGITS, min(MOST_DIGITS_TRIED, max_digits(self.n_gsr)))
+        counts = remainder_counts(self._gsr_rows(sample), range(MIN_DIGITS, most + 1))
         scale = self.n_gsr / sample.shape[0]
 
         def cost(n_digits: int) -> float:
