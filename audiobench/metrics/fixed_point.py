@@ -43,6 +43,8 @@ class FixedPointRows:
         (rows,) int64 E_i: every entry of row i is below 2^E_i.
     remainder_rows, remainder_columns, remainder_values:
         The non-zero remainders r[i, j] (float64), row-major.
+    totals:
+        (K, rows) int64 Σ_j (q_k[i, j] − 128): each digit's sum over the whole row.
     """
 
     digits: torch.Tensor
@@ -50,6 +52,7 @@ class FixedPointRows:
     remainder_rows: torch.Tensor
     remainder_columns: torch.Tensor
     remainder_values: torch.Tensor
+    totals: torch.Tensor
 
     @property
     def n_digits(self) -> int:
@@ -107,7 +110,7 @@ def to_fixed_point(block: torch.Tensor, n_digits: int) -> FixedPointRows:
     digits = torch.empty((n_digits, *block.shape), dtype=torch.int8, device=block.device)
     for k in range(n_digits):
         digits[k] = as_bytes[..., n_digits - 1 - k]
-    return FixedPointRows(digits, exponents, rows, columns, values)
+    return FixedPointRows(digits, exponents, rows, columns, values, digits.sum(dim=2))
 
 
 def selected_digit_sums(rows: FixedPointRows, selection: torch.Tensor) -> torch.Tensor:

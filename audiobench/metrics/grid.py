@@ -243,8 +243,12 @@ def zero_shot_similarity(
         all_labelled = n_labelled == X.shape[0]
         for components in pca_list:
             if components is None:
+                # (Indexing would copy the clips: hundreds of MB at 18k dims.)
                 rows = ClipDistances(
-                    X[labelled], target, ids=labelled_names, gram=gram if all_labelled else None
+                    X if all_labelled else X[labelled],
+                    target,
+                    ids=labelled_names,
+                    gram=gram if all_labelled else None,
                 )
             else:
                 reduced = pca_reduce(X, components, seed=int(seed), gram=gram)[labelled]

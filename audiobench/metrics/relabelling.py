@@ -48,7 +48,9 @@ GSR's AvgID under a labelling: two exact methods, chosen by a cost model
     :mod:`audiobench.metrics.fixed_point`. Each digit's product with the 0/1 one-hot matrix is
     an int8 matrix product with int32 accumulation, exact and about eight times faster than a
     float64 one, so K = 4 digits cost half a float64 product; the few non-zero remainders are
-    added pair by pair. The digits (K bytes per entry) are kept when they fit
+    added pair by pair. Integer sums also spare a column: the smallest class gets none, its
+    digit sums being each row's digit totals minus the other classes' (C − 1 columns, a tenth
+    less work with 10 classes, half with 2). The digits (K bytes per entry) are kept when they fit
     :data:`PRODUCT_OPERAND_BYTES`, else rebuilt once per pass over many labellings. On other
     devices the product is a float64 one.
 
@@ -205,17 +207,27 @@ class RelabellingEvaluator:
         n_pairs = count_same_class_pairs(codes)
         n_classes = int(sizes.shape[0])
         # Cost per labelling: a random access per pair, or an n × n × C matrix product (as int8
-        # digits on the CPU, each digit 1 / INT8_SPEEDUP of a float64 multiply-add). Measured at
-        # n = 3,000: products win below about 20 classes, pairs above.
+        # digits on the CPU, each digit 1 / INT8_SPEEDUP of a float64 multiply-add, and C − 1
+        # columns: see _integer_sums). Measured at n = 3,000: products win below about 20
+        # classes, pairs above.
         self._integer = device.type in INTEGER_PRODUCT_DEVICES
+        self._n_columns = n_classes - 1 if self._integer else n_classes
         per_multiply_add = MIN_DIGITS / INT8_SPEEDUP if self._integer else 1.0
-        product_cost = self.n_gsr**2 * n_classes * per_multiply_add
+        product_cost = self.n_gsr**2 * self._n_columns * per_multiply_add
         self.uses_pairs = n_pairs * PAIR_COST_IN_MULTIPLY_ADDS <= product_cost
         if self.uses_pairs:
             self._pair_a, self._pair_b = same_class_pairs(codes)
             return
-        # Product mode: one one-hot column per class and labelling.
+        # Product mode: one one-hot column per class and labelling, except (integer product)
+        # for the smallest class, whose sums are the rows' totals minus the other classes'.
+        implicit = int(sizes.argmin()) if self._integer else n_classes
+        classes = torch.arange(n_classes, device=device)
+        self._implicit = implicit
         self._n_classes = n_classes
+        # A class's column; the implicit class's points past the last real one.
+        self._column_of = torch.where(classes > implicit, classes - 1, classes)
+        if implicit < n_classes:
+            self._column_of[implicit] = self._n_columns
         self._n_digits = self._choose_digits() if self._integer else 0
         per_entry = self._n_digits if self._integer else 8
         self._blocks = row_ranges(self.n_gsr, self.n_gsr, factor=2 if self._integer else 3)
@@ -245,7 +257,7 @@ class RelabellingEvaluator:
         scale = self.n_gsr / sample.shape[0]
 
         def cost(n_digits: int) -> float:
-            product = n_digits * self.n_gsr**2 * self._n_classes / INT8_SPEEDUP
+            product = n_digits * self.n_gsr**2 * self._n_columns / INT8_SPEEDUP
             return product + counts[n_digits] * scale * PAIR_COST_IN_MULTIPLY_ADDS
 
         return min(counts, key=cost)
@@ -326,12 +338,22 @@ class RelabellingEvaluator:
         one-hot matrix of every labelling's classes, each row's own column picked."""
         batch, n = int(codes.shape[0]), self.n_gsr
         device = codes.device
-        columns = codes + (torch.arange(batch, device=device) * self._n_classes)[:, None]
+        # With an implicit class, each labelling gets a spare column for it, left out of the
+        # product.
+        spare = int(self._implicit < self._n_classes)
+        width = self._n_columns + spare
+        labelling = torch.arange(batch, device=device)[:, None]
+        columns = self._column_of[codes] + labelling * width
         dtype = torch.int8 if self._integer else torch.float64
         # Built column-major (a column's clips contiguous), which the int8 product reads faster.
-        onehot_t = torch.zeros((batch * self._n_classes, n), dtype=dtype, device=device)
-        onehot_t[columns, torch.arange(n, device=device).expand(batch, n)] = 1
-        onehot = onehot_t.T
+        onehot_t = torch.zeros((batch, width, n), dtype=dtype, device=device)
+        onehot_t.view(batch * width, n)[
+            columns, torch.arange(n, device=device).expand(batch, n)
+        ] = 1
+        if spare:
+            onehot_t = onehot_t[:, : self._n_columns].contiguous()
+            columns = columns - labelling  # numbered without the spares
+        onehot = onehot_t.view(batch * self._n_columns, n).T
         sums = torch.empty((batch, n), dtype=torch.float64, device=device)
         for index, (start, stop) in enumerate(self._blocks):
             own = columns[:, start:stop].T  # (rows, P): each row's column in each labelling
@@ -354,10 +376,20 @@ class RelabellingEvaluator:
         """The block of rows from ``start``: (rows, P) exact same-class sums from the digits'
         int8 products and the remainders (see :mod:`audiobench.metrics.fixed_point`)."""
         n_digits, n_rows = rows.n_digits, int(rows.exponents.shape[0])
-        products = selected_digit_sums(rows, onehot)  # (K, rows, P·C)
-        digits = products.gather(2, own.expand(n_digits, -1, -1))
+        products = selected_digit_sums(rows, onehot)  # (K, rows, P·(C − 1))
+        width = self._n_columns
+        block_codes = codes[:, start : start + n_rows].T  # (rows, P)
+        # The implicit class's rows point one past their labelling's columns: read a real
+        # column for now, replaced below.
+        digits = products.gather(2, own.clamp(max=products.shape[2] - 1).expand(n_digits, -1, -1))
+        at_row, at_labelling = torch.nonzero(block_codes == self._implicit, as_tuple=True)
+        if at_row.numel():
+            # Its digit sums are the rows' totals minus every other class's (exact integers).
+            others = at_labelling[:, None] * width + torch.arange(width, device=codes.device)
+            rest = products[:, at_row[:, None], others].sum(dim=2)
+            digits[:, at_row, at_labelling] = (rows.totals[:, at_row] - rest).to(digits.dtype)
         # The products saw the digits minus 128: add 128 per clip of the row's class back.
-        sizes = self.gsr_sizes[codes[:, start : start + n_rows].T]
+        sizes = self.gsr_sizes[block_codes]
         sums = combine_digits(digits, sizes, rows.exponents)
         if rows.remainder_rows.numel():
             at, to = rows.remainder_rows, rows.remainder_columns
@@ -421,11 +453,11 @@ class RelabellingEvaluator:
         operand is kept, else as many as :data:`PRODUCT_PASS_BYTES` of one-hot columns hold."""
         if self._operands is not None:
             return self._product_batch()
-        width = self.n_gsr * self._n_classes * (1 if self._integer else 8)
+        width = self.n_gsr * self._n_columns * (1 if self._integer else 8)
         return max(self._product_batch(), PRODUCT_PASS_BYTES // width)
 
     def _product_batch(self) -> int:
-        width = self.n_gsr * self._n_classes * (1 if self._integer else 8)
+        width = self.n_gsr * self._n_columns * (1 if self._integer else 8)
         return max(1, min(MAX_PRODUCT_BATCH, PRODUCT_BATCH_BYTES // width))
 
     def null_values(

@@ -9,7 +9,7 @@ import torch
 from scipy.spatial.distance import cdist
 
 from audiobench.metrics import InvalidEmbeddingsError, pairwise_distances
-from audiobench.metrics.distances import average_ranks
+from audiobench.metrics.distances import INT8_PAIR_MAX, _int8_pairs, _product_rows, average_ranks
 
 from . import reference
 
@@ -72,6 +72,66 @@ def test_average_ranks_match_scipy_with_ties() -> None:
     X = rng.integers(0, 4, size=(50, 9)).astype(float)
     np.testing.assert_array_equal(
         average_ranks(torch.from_numpy(X)).numpy(), scipy.stats.rankdata(X, axis=1)
+    )
+
+
+def test_average_ranks_mix_rows_with_and_without_ties() -> None:
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 25))
+    X[::3, :6] = 1.5  # every third row has a run of six equal values
+    np.testing.assert_array_equal(
+        average_ranks(torch.from_numpy(X)).numpy(), scipy.stats.rankdata(X, axis=1)
+    )
+
+
+def test_int8_digits_rebuild_integer_rows() -> None:
+    values = torch.tensor(
+        [[-INT8_PAIR_MAX, -32768 + 129, -129, -128, -1, 0, 127, 128, 255, 256, INT8_PAIR_MAX]],
+        dtype=torch.float64,
+    )
+    high, low, high_low, low_high = _int8_pairs(values)
+    assert high.dtype == low.dtype == torch.int8
+    rebuilt = 256 * high.to(torch.int64) + low.to(torch.int64)
+    assert torch.equal(rebuilt, values.to(torch.int64))
+    assert torch.equal(high_low, torch.cat([high, low], 1))
+    assert torch.equal(low_high, torch.cat([low, high], 1))
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+def test_wide_integer_rows_take_the_exact_int8_product(metric: str, small_blocks: None) -> None:
+    """Integer rows whose products exceed float32's exact range go through int8 digits; the
+    distances are the exactly rounded ones of the exact integer products."""
+    rng = np.random.default_rng(8)
+    X = rng.integers(-INT8_PAIR_MAX, INT8_PAIR_MAX + 1, (37, 300)).astype(np.float64)
+    X[3] = X[11]  # a duplicate
+    squared = torch.from_numpy((X * X).sum(axis=1))
+    assert _product_rows(torch.from_numpy(X), "angle", squared).digits is not None
+    D = pairwise_distances(X, metric, dtype=np.float64)
+    exact = [[sum(int(a) * int(b) for a, b in zip(u, v, strict=True)) for v in X] for u in X]
+    gram = np.array(exact, dtype=object)
+    norms = np.diagonal(gram)
+    if metric == "euclidean":
+        expected = np.sqrt((norms[:, None] + norms[None, :] - 2 * gram).astype(np.float64))
+    else:
+        rho = np.sign(gram.astype(np.float64)) * np.sqrt(
+            (gram * gram).astype(np.float64) / (norms[:, None] * norms[None, :]).astype(np.float64)
+        )
+        expected = np.clip((1.0 - rho) / 2, 0.0, 1.0)
+    np.fill_diagonal(expected, 0.0)
+    np.testing.assert_allclose(D, expected, rtol=1e-15, atol=1e-15)
+    if metric == "euclidean":  # one rounding of the exact distance
+        assert np.array_equal(pairwise_distances(X, metric), expected.astype(np.float32))
+
+
+def test_wide_spearman_rows_match_scipy(small_blocks: None) -> None:
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(25, 700))
+    X[:, :40] = np.round(X[:, :40])  # ties
+    ranks = scipy.stats.rankdata(X, axis=1)
+    expected = np.clip(cdist(ranks, ranks, "correlation") / 2, 0, 1)
+    np.fill_diagonal(expected, 0)
+    np.testing.assert_allclose(
+        pairwise_distances(X, "spearman", dtype=np.float64), expected, atol=1e-14
     )
 
 

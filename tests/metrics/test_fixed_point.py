@@ -35,6 +35,8 @@ def test_hand_computed_digits() -> None:
     digits = rows.digits.to(torch.int64) + 128
     assert digits[:, 0].tolist() == [[192, 128, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
     assert digits[:, 1].abs().sum() == 0
+    # Each digit's row total, offset included: row 0's first digit 192 + 128 + 0 − 3·128.
+    assert rows.totals.tolist() == [[-64, -384], [-384, -384], [-384, -384], [-384, -384]]
     assert rows.remainder_rows.tolist() == [0]
     assert rows.remainder_columns.tolist() == [2]
     assert rows.remainder_values.tolist() == [2.0**-33]

@@ -80,6 +80,9 @@ def test_fast_path_equals_recomputation(
     D, labels = _cases()[case]
     engine, matrix, codes, positions = _engine(D, labels, list_length=list_length)
     assert engine.uses_pairs == (mode == "pairs")
+    if mode == "products":
+        # One class goes without a column: its sums are the rows' totals minus the others'.
+        assert engine._n_columns == int(engine.gsr_sizes.shape[0]) - 1
     if mode == "products" and case == "near":
         assert any(rows.remainder_values.numel() for rows in engine._operands)
     n_gsr = positions.shape[0]
