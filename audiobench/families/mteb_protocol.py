@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from itertools import compress
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
 
 import numpy as np
@@ -116,8 +117,7 @@ class ByProtocol(Generic[R]):
     """
 
     def __init__(self, own: type[R], mteb: type[R]) -> None:
-        self.own = own
-        self.mteb = mteb
+        self.own, self.mteb = own, mteb
 
     def __get__(self, instance: object, owner: type) -> type[R]:
         options = getattr(instance if instance is not None else owner, "options", None)
@@ -126,17 +126,8 @@ class ByProtocol(Generic[R]):
 
 # ---------------------------------------------------------------------------- main scores
 
-_CLASSIFICATION_KEYS = (
-    "accuracy",
-    "f1",
-    "f1_weighted",
-    "precision",
-    "precision_weighted",
-    "recall",
-    "recall_weighted",
-    "ap",
-    "ap_weighted",
-)
+_AVERAGED = ("f1", "precision", "recall", "ap")  # each reported plain, then "_weighted"
+_CLASSIFICATION_KEYS = ("accuracy", *(f"{m}{w}" for m in _AVERAGED for w in ("", "_weighted")))
 _MULTILABEL_KEYS = ("accuracy", "lrap", "f1", "hamming")
 _CLUSTERING_KEYS = ("v_measure", "v_measure_std", "ami", "ami_std")
 _RANKING_KEYS = (*(f"{m}_at_{k}" for m in TREC_METRICS for k in TREC_K_VALUES), "accuracy")
@@ -178,7 +169,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "retrieval": _RANKING_SETTINGS,
     "reranking": _RANKING_SETTINGS,
     "zero_shot_classification": {"similarity": "cosine (float32)", "ties": "first class"},
-    "pair_classification": {"similarities": ["cosine", "dot", "euclidean", "manhattan"]},
+    "pair_classification": {"similarities": list(PAIR_SIMILARITIES)},
 }
 
 
@@ -202,9 +193,12 @@ def describe(task: Task, **extra: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- helpers
 
 
-def _flat(scores: Mapping[str, Any], keys: Sequence[str] | None = None) -> dict[str, float | None]:
-    chosen = keys if keys is not None else [k for k, v in scores.items() if not isinstance(v, list)]
-    return {key: finite_or_none(scores.get(key)) for key in chosen}
+def _flat(scores: Mapping[str, Any], keys: Sequence[str]) -> dict[str, float | None]:
+    return {key: finite_or_none(scores.get(key)) for key in keys}
+
+
+def _report(scores: Mapping[str, Any], keys: Sequence[str], **fields: Any) -> MtebReport:
+    return MtebReport.model_validate({**_flat(scores, keys), **fields})
 
 
 def mteb_labels(labels: Sequence[str]) -> list[Any]:
@@ -231,12 +225,10 @@ def _embedded(embedder: Embedder, subset: Subset) -> tuple[list[Clip], np.ndarra
 def _evaluation_split(clips: Sequence[Clip], where: str) -> str | None:
     """The split scored against ``train`` (None: one split only, cross-validation)."""
     others = sorted({c.split for c in clips if c.split not in ("train", None)})
-    if not others:
-        return None
     if "test" in others:
         return "test"
-    if len(others) == 1:
-        return others[0]
+    if len(others) <= 1:
+        return others[0] if others else None
     raise ValueError(
         f"{where}: the reference protocol scores one split against 'train'; found "
         f"{others} and none is 'test'"
@@ -257,8 +249,9 @@ def classification_report(
     evaluated = _evaluation_split(kept, subset.where)
     train = np.array([c.split in ("train", None) for c in kept])
     test = np.array([c.split == evaluated for c in kept])
+    keys = _MULTILABEL_KEYS if multilabel else _CLASSIFICATION_KEYS
+    fixed = {"samples_per_label": SAMPLES_PER_LABEL, "seed": SEED}
     y: list[Any]
-    keys: tuple[str, ...]
     try:
         if multilabel:
             if evaluated is None:
@@ -267,23 +260,15 @@ def classification_report(
                     "split and an evaluation split"
                 )
             y = [[p.strip() for p in str(c.label).split(separator) if p.strip()] for c in kept]
-            train_test, keys = logreg_multilabel_scores, _MULTILABEL_KEYS
         else:
             y = mteb_labels([str(c.label) for c in kept])
-            train_test, keys = logreg_train_test_scores, _CLASSIFICATION_KEYS
         if evaluated is None:
-            scores = logreg_cross_validation_scores(
-                X, y, n_splits=N_FOLDS, samples_per_label=SAMPLES_PER_LABEL, seed=SEED
-            )
+            scores = logreg_cross_validation_scores(X, y, n_splits=N_FOLDS, **fixed)
         else:
+            train_test = logreg_multilabel_scores if multilabel else logreg_train_test_scores
+            y_train, y_test = list(compress(y, train)), list(compress(y, test))
             scores = train_test(
-                X[train],
-                [v for v, t in zip(y, train, strict=True) if t],
-                X[test],
-                [v for v, t in zip(y, test, strict=True) if t],
-                samples_per_label=SAMPLES_PER_LABEL,
-                n_experiments=N_EXPERIMENTS,
-                seed=SEED,
+                X[train], y_train, X[test], y_test, n_experiments=N_EXPERIMENTS, **fixed
             )
     except ValueError as exc:
         raise error_in_context(exc, subset.where) from exc
@@ -293,12 +278,11 @@ def classification_report(
         **({} if evaluated is None else {"evaluated_split": evaluated}),
     }
     experiments = cast("list[dict[str, Any]]", scores["scores_per_experiment"])
-    return MtebReport.model_validate(
-        {
-            **_flat(scores, keys),
-            "n_samples": len(kept) if evaluated is None else int(test.sum()),
-            "per_experiment": [_flat(e, keys) for e in experiments],
-        }
+    return _report(
+        scores,
+        keys,
+        n_samples=len(kept) if evaluated is None else int(test.sum()),
+        per_experiment=[_flat(e, keys) for e in experiments],
     )
 
 
@@ -321,38 +305,36 @@ def clustering_report(embedder: Embedder, subset: Subset) -> MtebReport:
         )
     except ValueError as exc:
         raise error_in_context(exc, subset.where) from exc
-    v_measures = cast("list[float]", scores["v_measures"])
-    amis = cast("list[float]", scores["ami_scores"])
-    per_experiment = [
-        {"v_measure": float(v), "ami": float(a)} for v, a in zip(v_measures, amis, strict=True)
-    ]
-    return MtebReport.model_validate(
-        {
-            **_flat(scores, _CLUSTERING_KEYS),
-            "n_samples": len(kept),
-            "per_experiment": per_experiment,
-        }
-    )
+    runs = cast("list[list[float]]", [scores["v_measures"], scores["ami_scores"]])
+    per_experiment = [{"v_measure": float(v), "ami": float(a)} for v, a in zip(*runs, strict=True)]
+    return _report(scores, _CLUSTERING_KEYS, n_samples=len(kept), per_experiment=per_experiment)
 
 
 # ---------------------------------------------------------------------------- ranking
 
 
-def _ranking(
-    scores: np.ndarray,
+def _ranking_report(
+    subset: Subset,
+    queries: np.ndarray,
+    documents: np.ndarray,
     relevance: list[list[int]],
     doc_ids: list[str],
-    where: str,
     candidates: list[list[int]] | None = None,
-) -> dict[str, float]:
+) -> MtebReport:
+    """trec metrics of the float32 cosine scores of the ``queries`` and ``documents``
+    embeddings; ``n_samples`` counts the queries with a relevant document."""
+    from audiobench.metrics.cosine_scores import cosine_score_matrix
     from audiobench.metrics.trec_retrieval import trec_retrieval_scores
 
+    scores = cosine_score_matrix(queries, documents)
     try:
-        return trec_retrieval_scores(
+        metrics = trec_retrieval_scores(
             scores, relevance, candidates=candidates, corpus_ids=doc_ids, on_missing="skip"
         )
     except ValueError as exc:
-        raise error_in_context(exc, where) from exc
+        raise error_in_context(exc, subset.where) from exc
+    judged = sum(1 for r in relevance if r)
+    return MtebReport.model_validate({**metrics, "n_samples": judged, "n_documents": len(doc_ids)})
 
 
 def retrieval_report(
@@ -369,8 +351,6 @@ def retrieval_report(
     None for its audio); a document's id is its clip's id, with ``-<i>`` appended when the
     clip gives several documents (captions), so ties fall as the reference breaks them.
     """
-    from audiobench.metrics.cosine_scores import cosine_score_matrix
-
     per_clip = Counter(item.clip.id for item in documents)
     seen: Counter[str] = Counter()
     doc_ids = []
@@ -380,13 +360,9 @@ def retrieval_report(
             source = f"{source}-{seen[item.clip.id]}"
             seen[item.clip.id] += 1
         doc_ids.append(source)
-    scores = cosine_score_matrix(q_matrix, d_matrix)
-    metrics = _ranking(scores, relevance, doc_ids, subset.where)
-    judged = sum(1 for r in relevance if r)
-    subset.details["skipped_queries"] = {"n_no_relevant": len(queries) - judged}
-    return MtebReport.model_validate(
-        {**metrics, "n_samples": judged, "n_documents": len(documents)}
-    )
+    report = _ranking_report(subset, q_matrix, d_matrix, relevance, doc_ids)
+    subset.details["skipped_queries"] = {"n_no_relevant": len(queries) - report.n_samples}
+    return report
 
 
 def reranking_report(
@@ -402,33 +378,27 @@ def reranking_report(
     ``queries`` are the embedded query clips of the subset's ``n_queries``, each with its
     embedded candidates and its positives; ``q_matrix`` holds their audio embeddings.
     """
-    from audiobench.metrics.cosine_scores import cosine_score_matrix
-
     lists = [list(dict.fromkeys(cands)) for _, cands, _ in queries]
     kept = [i for i, cands in enumerate(lists) if cands]
     if not kept:
         raise ValueError(f"{subset.where}: no embedded query has an embedded candidate")
-    doc_index: dict[str, int] = {}
-    for i in kept:
-        for doc in [*lists[i], *queries[i][2]]:
-            doc_index.setdefault(doc, len(doc_index))
+    listed = dict.fromkeys(doc for i in kept for doc in [*lists[i], *queries[i][2]])
+    doc_index = {doc: j for j, doc in enumerate(listed)}
     documents = np.zeros((len(doc_index), cand_matrix.shape[1]), dtype=np.float64)
     for doc, j in doc_index.items():
         if doc in cand_rows:  # a positive outside every list is never ranked: no vector needed
             documents[j] = cand_matrix[cand_rows[doc]]
-    scores = cosine_score_matrix(q_matrix[kept], documents)
     relevance = [sorted({doc_index[p] for p in queries[i][2]}) for i in kept]
     candidates = [[doc_index[c] for c in lists[i]] for i in kept]
-    metrics = _ranking(scores, relevance, list(doc_index), subset.where, candidates=candidates)
-    judged = sum(1 for r in relevance if r)
+    report = _ranking_report(
+        subset, q_matrix[kept], documents, relevance, list(doc_index), candidates
+    )
     subset.details["skipped_queries"] = {
         "n_empty": len(queries) - len(kept),
-        "n_no_relevant": len(kept) - judged,
+        "n_no_relevant": len(kept) - report.n_samples,
         "n_unembedded": n_queries - len(queries),
     }
-    return MtebReport.model_validate(
-        {**metrics, "n_samples": judged, "n_documents": len(doc_index)}
-    )
+    return report
 
 
 # ---------------------------------------------------------------------------- zero-shot
@@ -440,20 +410,16 @@ def zero_shot_report(audio: np.ndarray, prompts: np.ndarray, targets: Sequence[i
     from audiobench.metrics.cosine_scores import cosine_score_matrix
     from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
 
-    similarity = cosine_score_matrix(audio, prompts)
-    scores = zero_shot_argmax_scores(similarity, list(targets), classes=None)
-    return MtebReport.model_validate(
-        {**_flat(scores, _CLASSIFICATION_KEYS), "n_samples": len(targets)}
-    )
+    scores = zero_shot_argmax_scores(cosine_score_matrix(audio, prompts), list(targets))
+    return _report(scores, _CLASSIFICATION_KEYS, n_samples=len(targets))
 
 
 # ---------------------------------------------------------------------------- pairs
 
 
-def pair_report(first: np.ndarray, second: np.ndarray, labels: np.ndarray) -> MtebReport:
-    """The reference's pair classification keys (no thresholds)."""
-    from audiobench.metrics.pair_classification import pair_classification_scores
-
-    scores = pair_classification_scores(first, second, labels, model_similarity="cosine")
+def pair_report(scores: Mapping[str, float], n_pairs: int) -> MtebReport:
+    """The reference's pair classification keys (no thresholds) of ``scores``, from
+    :func:`~audiobench.metrics.pair_classification.pair_classification_scores` with the
+    encoder's similarity taken as cosine (the ``similarity_*`` keys)."""
     keys = [k for k in scores if not k.endswith("_threshold")]
-    return MtebReport.model_validate({**_flat(scores, keys), "n_samples": int(labels.shape[0])})
+    return _report(scores, keys, n_samples=n_pairs)

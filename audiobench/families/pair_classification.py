@@ -43,6 +43,9 @@ from audiobench.audio import Clip
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.metrics.naming import describe_clips
+from audiobench.metrics.pair_classification import PAIR_METRICS as METRICS
+from audiobench.metrics.pair_classification import PAIR_SIMILARITIES as SIMILARITIES
+from audiobench.metrics.pair_classification import pair_classification_scores
 from audiobench.reports import Count, Report, Summary, Unit, finite_or_none, mean_or_none
 from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
 
@@ -53,22 +56,12 @@ __all__ = [
     "parse_pair_label",
 ]
 
-#: The similarity functions and the metrics reported for each.
-SIMILARITIES = ("cosine", "dot", "euclidean", "manhattan")
-METRICS = ("accuracy", "f1", "precision", "recall", "ap")
-
-_TRUE = {"1", "same", "true", "yes"}
-_FALSE = {"0", "different", "false", "no"}
+_PAIR_LABELS = {"1": 1, "same": 1, "true": 1, "yes": 1, "0": 0, "different": 0, "false": 0, "no": 0}
 
 
 def parse_pair_label(value: str | None) -> int | None:
     """1, 0, or None for a label that is not a pair label."""
-    text = (value or "").strip().lower()
-    if text in _TRUE:
-        return 1
-    if text in _FALSE:
-        return 0
-    return None
+    return _PAIR_LABELS.get((value or "").strip().lower())
 
 
 class SimilarityScores(Report):
@@ -83,19 +76,15 @@ class SimilarityScores(Report):
     ap: Unit
 
 
-class PairMaxima(Report):
-    """The best value of each metric over the similarity functions."""
+class PairClassificationReport(Report):
+    """One subset: the best value of each metric over the similarity functions, every
+    function's metrics, and the counts."""
 
     max_accuracy: Unit
     max_f1: Unit
     max_precision: Unit
     max_recall: Unit
     max_ap: Unit
-
-
-class PairClassificationReport(PairMaxima):
-    """One subset: every function's metrics, the maxima, and the counts."""
-
     cosine: SimilarityScores
     dot: SimilarityScores
     euclidean: SimilarityScores
@@ -177,13 +166,10 @@ class PairClassificationTask(Task):
         if self.options.pairs == "from_labels":
             return self._pairs_from_labels(clips)
         members: dict[str, list[int]] = {}
-        missing = []
         for i, clip in enumerate(clips):
             pair = clip.metadata.get("pair")
-            if pair is None or str(pair).strip() == "":
-                missing.append(clip.id)
-                continue
-            members.setdefault(str(pair).strip(), []).append(i)
+            members.setdefault("" if pair is None else str(pair).strip(), []).append(i)
+        missing = [clips[i].id for i in members.pop("", [])]
         if missing:
             raise ValueError(
                 f"{where}: {len(missing)} clip(s) carry no pair id (metadata 'pair'): "
@@ -195,29 +181,21 @@ class PairClassificationTask(Task):
                 f"{where}: every pair id needs exactly two clips; {len(odd)} do not: "
                 f"{describe_clips(odd)}"
             )
-        pairs: list[tuple[int, int]] = []
-        labels: list[int] = []
-        bad, disagree = [], []
-        for pair, (a, b) in members.items():
-            la, lb = parse_pair_label(clips[a].label), parse_pair_label(clips[b].label)
-            if la is None or lb is None:
-                bad.append(pair)
-            elif la != lb:
-                disagree.append(pair)
-            else:
-                pairs.append((a, b))
-                labels.append(la)
+        parsed = {p: [parse_pair_label(clips[i].label) for i in idx] for p, idx in members.items()}
+        bad = [p for p, labels in parsed.items() if None in labels]
         if bad:
             raise ValueError(
                 f"{where}: pair labels must be 1/0 (same/different, true/false, yes/no); "
                 f"{len(bad)} pair(s) have another: {describe_clips(bad)}"
             )
+        disagree = [p for p, (first, second) in parsed.items() if first != second]
         if disagree:
             raise ValueError(
                 f"{where}: the two clips of {len(disagree)} pair(s) carry different labels: "
                 f"{describe_clips(disagree)}"
             )
-        return pairs, labels
+        # Both labels of every pair are now 0 or 1, and equal.
+        return [(a, b) for a, b in members.values()], [int(x == 1) for x, _ in parsed.values()]
 
     def _pairs_from_labels(self, clips: Sequence[Clip]) -> tuple[list[tuple[int, int]], list[int]]:
         n = len(clips)
@@ -228,20 +206,15 @@ class PairClassificationTask(Task):
             rng = np.random.default_rng(self.options.seed)
             drawn = np.sort(rng.choice(total, size=self.options.max_pairs, replace=False))
             first, second = _unrank_pairs(drawn, n)
-        labels = (
-            [str(clips[int(a)].label) for a in first],
-            [str(clips[int(b)].label) for b in second],
-        )
         pairs = [(int(a), int(b)) for a, b in zip(first, second, strict=True)]
-        return pairs, [int(x == y) for x, y in zip(*labels, strict=True)]
+        return pairs, [int(str(clips[a].label) == str(clips[b].label)) for a, b in pairs]
 
     # ------------------------------------------------------------------ evaluation
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
-        from audiobench.metrics.pair_classification import pair_classification_scores
         from audiobench.metrics.validation import check_finite
 
-        where, clips = subset.where, subset.clips
+        o, where, clips = self.options, subset.where, subset.clips
         pairs, labels = self.pairs_of(clips, where)
         used = sorted({i for pair in pairs for i in pair})
         kept, matrix = embedder.embed_matrix([clips[i] for i in used], subset.label)
@@ -260,37 +233,27 @@ class PairClassificationTask(Task):
             check_finite(sides[-1], ids, f"{where}: embeddings")
         first, second = sides
         y = np.array([label for _, label in usable], dtype=np.int64)
-        subset.details["pair_counts"] = {
-            "layout": self.options.pairs,
-            "n_pairs_total": len(pairs),
-            **(
-                {"n_pairs_possible": len(clips) * (len(clips) - 1) // 2}
-                if self.options.pairs == "from_labels"
-                else {}
-            ),
-        }
+        counts = subset.details["pair_counts"] = {"layout": o.pairs, "n_pairs_total": len(pairs)}
+        if o.pairs == "from_labels":
+            counts["n_pairs_possible"] = len(clips) * (len(clips) - 1) // 2
         try:
-            if self.options.protocol == "mteb":
-                return mteb_protocol.pair_report(first, second, y)
-            scores = pair_classification_scores(first, second, y, model_similarity=None)
+            scores = pair_classification_scores(first, second, y)
         except ValueError as exc:
             raise error_in_context(exc, where) from exc
-        per_function = {
-            name: SimilarityScores(
+        if o.protocol == "mteb":
+            return mteb_protocol.pair_report(scores, n_pairs=len(usable))
+        fields = SimilarityScores.model_fields
+        return PairClassificationReport.model_validate(
+            {
+                **{f"max_{m}": scores[f"max_{m}"] for m in METRICS},
                 **{
-                    key: finite_or_none(scores[f"{name}_{key}"])
-                    for key in SimilarityScores.model_fields
-                }
-            )
-            for name in SIMILARITIES
-        }
-        return PairClassificationReport(
-            **{f"max_{m}": scores[f"max_{m}"] for m in METRICS},
-            **per_function,
-            n_pairs=int(y.shape[0]),
-            n_positive=int(y.sum()),
-            n_pairs_unembedded=len(pairs) - len(usable),
-            n_clips=len(kept),
+                    n: {k: finite_or_none(scores[f"{n}_{k}"]) for k in fields} for n in SIMILARITIES
+                },
+                "n_pairs": int(y.shape[0]),
+                "n_positive": int(y.sum()),
+                "n_pairs_unembedded": len(pairs) - len(usable),
+                "n_clips": len(kept),
+            }
         )
 
     def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
@@ -308,12 +271,9 @@ class PairClassificationTask(Task):
 
 def _unrank_pairs(ranks: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Pair (i, j), i < j, of each rank in the row-major order of the upper triangle."""
-    ranks = ranks.astype(np.int64)
+    ranks, rows = ranks.astype(np.int64), np.arange(n, dtype=np.int64)
     # Row i starts at rank i*n - i*(i+1)/2; find the last start ≤ rank (exact integer search).
-    starts = (
-        np.arange(n, dtype=np.int64) * n
-        - np.arange(n, dtype=np.int64) * (np.arange(n, dtype=np.int64) + 1) // 2
-    )
+    starts = rows * n - rows * (rows + 1) // 2
     first = np.searchsorted(starts, ranks, side="right") - 1
     second = ranks - starts[first] + first + 1
     return first, second

@@ -170,8 +170,7 @@ class ZeroShotClassificationTask(Task):
 
     def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
         """As :meth:`Task.evaluate`, with one class set and one prompt embedding for all subsets."""
-        groups = self.clips_by_subset(clips)
-        for name, group in groups.items():
+        for name, group in self.clips_by_subset(clips).items():
             self._check_labels(Subset(name=name, clips=group, task=self.name))
         if clips:
             self._classes = self._class_set(clips)
@@ -197,10 +196,9 @@ class ZeroShotClassificationTask(Task):
         if self.options.protocol == "mteb":
             targets = [self._classes.index(str(c.label)) for c in kept]
             return mteb_protocol.zero_shot_report(audio, self._prompt_raw, targets)
-        audio_unit = unit_rows(audio, [c.id for c in kept], "audio")
         scores = classification_scores(
             [c.label for c in kept],
-            audio_unit @ self._prompt_unit.T,
+            unit_rows(audio, [c.id for c in kept], "audio") @ self._prompt_unit.T,
             classes=self._classes,
             top_k=self.options.top_k,
         )
