@@ -44,7 +44,8 @@ class FixedPointRows:
     remainder_rows, remainder_columns, remainder_values:
         The non-zero remainders r[i, j] (float64), row-major.
     totals:
-        (K, rows) int64 Σ_j (q_k[i, j] − 128): each digit's sum over the whole row.
+        (rows,) int64: the whole row's sum of the digits combined as in
+        :func:`combined_products`, Σ_j Σ_k (q_k[i, j] − 128) · 2^(8(K − k)).
     """
 
     digits: torch.Tensor
@@ -105,12 +106,13 @@ def to_fixed_point(block: torch.Tensor, n_digits: int) -> FixedPointRows:
     )
     # The integer part is exact in int64. Flipping the top bit of every byte turns each digit
     # q into q − 128 read as a signed byte; the little-endian bytes come least significant first.
-    flipped = whole.to(torch.int64).bitwise_xor_(_FLIP_EVERY_BYTE)
-    as_bytes = flipped.view(torch.int8).view(*block.shape, 8)
+    integers = whole.to(torch.int64)
+    totals = integers.sum(dim=1) - block.shape[1] * _offset(n_digits)
+    as_bytes = integers.bitwise_xor_(_FLIP_EVERY_BYTE).view(torch.int8).view(*block.shape, 8)
     digits = torch.empty((n_digits, *block.shape), dtype=torch.int8, device=block.device)
     for k in range(n_digits):
         digits[k] = as_bytes[..., n_digits - 1 - k]
-    return FixedPointRows(digits, exponents, rows, columns, values, digits.sum(dim=2))
+    return FixedPointRows(digits, exponents, rows, columns, values, totals)
 
 
 def selected_digit_sums(rows: FixedPointRows, selection: torch.Tensor) -> torch.Tensor:
@@ -119,6 +121,31 @@ def selected_digit_sums(rows: FixedPointRows, selection: torch.Tensor) -> torch.
     k, n_rows, n = rows.digits.shape
     products = torch._int_mm(rows.digits.view(k * n_rows, n), selection)
     return products.view(k, n_rows, -1)
+
+
+def _offset(n_digits: int) -> int:
+    """The offset 128 of every digit, combined: 128 · (1 + 2^8 + … + 2^(8(K−1)))."""
+    return sum(DIGIT_OFFSET << (DIGIT_BITS * k) for k in range(n_digits))
+
+
+def combined_products(products: torch.Tensor) -> torch.Tensor:
+    """int64 Σ_k products[k] · 2^(8(K−1−k)) of (K, ...) digit products (Horner's scheme).
+
+    Linear in the products, so sums of combined products are combined sums."""
+    whole = products[0].to(torch.int64)
+    for k in range(1, int(products.shape[0])):
+        whole = whole.bitwise_left_shift_(DIGIT_BITS).add_(products[k])
+    return whole
+
+
+def combined_to_float(
+    whole: torch.Tensor, counts: torch.Tensor, exponents: torch.Tensor, n_digits: int
+) -> torch.Tensor:
+    """The float64 sums of :func:`combine_digits` from the combined products ``whole``
+    (rows, m) int64 (:func:`combined_products`, or sums of them)."""
+    whole = whole + counts * _offset(n_digits)
+    scales = (exponents - DIGIT_BITS * n_digits).view(-1, *([1] * (whole.ndim - 1)))
+    return torch.ldexp(whole.to(torch.float64), scales)
 
 
 def combine_digits(
@@ -135,11 +162,4 @@ def combine_digits(
     largest = int(counts.max()) if counts.numel() else 0
     if n_digits > max_digits(largest):
         raise ValueError(f"{n_digits} digits over {largest} entries overflow int64")
-    whole = products[0].to(torch.int64)
-    for k in range(1, n_digits):
-        whole = whole.bitwise_left_shift_(DIGIT_BITS).add_(products[k])
-    # The offset 128 of every digit: 128 · count · (1 + 2^8 + … + 2^(8(K−1))).
-    offset = sum(DIGIT_OFFSET << (DIGIT_BITS * k) for k in range(n_digits))
-    whole.add_(counts * offset)
-    scales = (exponents - DIGIT_BITS * n_digits).view(-1, *([1] * (whole.ndim - 1)))
-    return torch.ldexp(whole.to(torch.float64), scales)
+    return combined_to_float(combined_products(products), counts, exponents, n_digits)

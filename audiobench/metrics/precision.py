@@ -18,7 +18,13 @@ from audiobench.metrics.results import MetricResult
 from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
 from audiobench.metrics.validation import check_ks, validate_labelled_matrix
 
-__all__ = ["check_ks", "neighbour_hits", "precision_at_k", "precision_at_k_details"]
+__all__ = [
+    "check_ks",
+    "neighbour_hit_totals",
+    "neighbour_hits",
+    "precision_at_k",
+    "precision_at_k_details",
+]
 
 
 def neighbour_hits(
@@ -53,6 +59,19 @@ def neighbour_hits(
         if rank + 1 in ks:
             hits[rank + 1] = running.clone()
     return {k: hits[k] for k in ks}
+
+
+def neighbour_hit_totals(
+    neighbours: torch.Tensor, codes: torch.Tensor, ks: Sequence[int]
+) -> dict[int, torch.Tensor]:
+    """:func:`neighbour_hits` summed over the queries: k → ``int64`` (P,) for a batch (P, n)
+    of labellings. Counts each neighbour rank's hits over all queries at once, then accumulates
+    the ranks, which is cheaper than keeping a per-query running count."""
+    k_max = max(ks)
+    nearest = neighbours[:, :k_max].T.reshape(-1)
+    labels = codes.index_select(-1, nearest).view(codes.shape[0], k_max, codes.shape[-1])
+    per_rank = (labels == codes[:, None, :]).sum(dim=2).cumsum(dim=1)
+    return {k: per_rank[:, k - 1] for k in ks}
 
 
 def precision_at_k(

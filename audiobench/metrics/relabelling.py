@@ -77,7 +77,8 @@ import torch
 from audiobench.metrics.blocks import row_ranges
 from audiobench.metrics.fixed_point import (
     FixedPointRows,
-    combine_digits,
+    combined_products,
+    combined_to_float,
     max_digits,
     remainder_counts,
     selected_digit_sums,
@@ -85,7 +86,7 @@ from audiobench.metrics.fixed_point import (
 )
 from audiobench.metrics.neighbours import sorted_neighbours
 from audiobench.metrics.pairs import count_same_class_pairs, same_class_pairs
-from audiobench.metrics.precision import neighbour_hits
+from audiobench.metrics.precision import neighbour_hit_totals, neighbour_hits
 from audiobench.metrics.runtime import available_cores
 from audiobench.metrics.separation import mean_separation, separation_scores
 
@@ -381,16 +382,17 @@ class RelabellingEvaluator:
         block_codes = codes[:, start : start + n_rows].T  # (rows, P)
         # The implicit class's rows point one past their labelling's columns: read a real
         # column for now, replaced below.
-        digits = products.gather(2, own.clamp(max=products.shape[2] - 1).expand(n_digits, -1, -1))
+        own = own.clamp(max=products.shape[2] - 1).expand(n_digits, -1, -1)
+        whole = combined_products(products.gather(2, own))  # (rows, P) int64
         at_row, at_labelling = torch.nonzero(block_codes == self._implicit, as_tuple=True)
         if at_row.numel():
-            # Its digit sums are the rows' totals minus every other class's (exact integers).
+            # Its sums are the rows' totals minus every other class's (exact integers).
             others = at_labelling[:, None] * width + torch.arange(width, device=codes.device)
-            rest = products[:, at_row[:, None], others].sum(dim=2)
-            digits[:, at_row, at_labelling] = (rows.totals[:, at_row] - rest).to(digits.dtype)
+            rest = combined_products(products[:, at_row[:, None], others]).sum(dim=1)
+            whole[at_row, at_labelling] = rows.totals[at_row] - rest
         # The products saw the digits minus 128: add 128 per clip of the row's class back.
         sizes = self.gsr_sizes[block_codes]
-        sums = combine_digits(digits, sizes, rows.exponents)
+        sums = combined_to_float(whole, sizes, rows.exponents, n_digits)
         if rows.remainder_rows.numel():
             at, to = rows.remainder_rows, rows.remainder_columns
             same = codes[:, start + at] == codes[:, to]  # (P, remainders)
@@ -494,10 +496,10 @@ class RelabellingEvaluator:
             window = slice(indices.start, indices.stop)
             if self.precision_codes is not None:
                 stacked = np.stack([pair[0] for pair in drawn])  # type: ignore[misc]
-                hits = self.precision_hits(torch.from_numpy(stacked).to(device))
+                permuted = self.precision_codes[torch.from_numpy(stacked).to(device)]
+                totals = neighbour_hit_totals(self._nearest_k, permuted, self.ks)
                 for k in self.ks:
-                    totals = hits[k].sum(dim=1).cpu().numpy()
-                    values[f"p@{k}"][window] = totals / (self.n * k)
+                    values[f"p@{k}"][window] = totals[k].cpu().numpy() / (self.n * k)
             if self.gsr_codes is not None:
                 stacked = np.stack([pair[1] for pair in drawn])  # type: ignore[misc]
                 scores, evaluated = self.gsr_scores(

@@ -10,6 +10,7 @@ import torch
 
 from audiobench.metrics.fixed_point import (
     combine_digits,
+    combined_products,
     remainder_counts,
     selected_digit_sums,
     to_fixed_point,
@@ -35,8 +36,13 @@ def test_hand_computed_digits() -> None:
     digits = rows.digits.to(torch.int64) + 128
     assert digits[:, 0].tolist() == [[192, 128, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
     assert digits[:, 1].abs().sum() == 0
-    # Each digit's row total, offset included: row 0's first digit 192 + 128 + 0 − 3·128.
-    assert rows.totals.tolist() == [[-64, -384], [-384, -384], [-384, -384], [-384, -384]]
+    # Row totals of the combined digits, offsets included: row 0's first digit sums to
+    # 192 + 128 + 0 − 3·128 = −64, its others to −3·128; row 1's every digit to −3·128.
+    assert rows.totals.tolist() == [
+        -64 * 2**24 - 384 * (2**16 + 2**8 + 1),
+        -384 * (2**24 + 2**16 + 2**8 + 1),
+    ]
+    assert torch.equal(rows.totals, combined_products(rows.digits.to(torch.int64).sum(dim=2)))
     assert rows.remainder_rows.tolist() == [0]
     assert rows.remainder_columns.tolist() == [2]
     assert rows.remainder_values.tolist() == [2.0**-33]

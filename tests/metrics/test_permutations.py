@@ -280,3 +280,20 @@ def test_shared_permutations_are_the_seeded_ones_and_respect_the_budget(
         np.testing.assert_array_equal(draw(50, 1, index), label_permutation(50, 5, 1, index))
     assert draw(50, 1, 2) is draw(50, 1, 2)  # kept: the third fits the budget
     assert draw(50, 1, 4) is not draw(50, 1, 4)  # drawn again: past the budget
+
+
+def test_neighbour_hit_totals_match_a_loop_and_the_per_query_hits() -> None:
+    from audiobench.metrics.precision import neighbour_hit_totals, neighbour_hits
+
+    rng = np.random.default_rng(11)
+    n, length = 30, 6
+    neighbours = torch.from_numpy(np.stack([rng.permutation(n)[:length] for _ in range(n)]))
+    codes = torch.from_numpy(rng.integers(0, 3, (4, n)))
+    totals = neighbour_hit_totals(neighbours, codes, (1, 5))
+    per_query = neighbour_hits(neighbours, codes, (1, 5))
+    for k in (1, 5):
+        expected = [
+            sum(int(c[neighbours[i, r]] == c[i]) for i in range(n) for r in range(k)) for c in codes
+        ]
+        assert totals[k].tolist() == expected
+        assert per_query[k].sum(dim=1).tolist() == expected
