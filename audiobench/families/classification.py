@@ -79,9 +79,9 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, closing, nullcontext
 from itertools import product
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeVar, cast
 
 import numpy as np
 from pydantic import AfterValidator, Field, model_serializer
@@ -91,23 +91,15 @@ from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
+from audiobench.metrics.naming import describe_clips
 from audiobench.pooling import collate
-from audiobench.reports import (
-    Count,
-    KeyedReport,
-    Summary,
-    Unit,
-    mean_or_none,
-    metric_names,
-    parse_score_path,
-    score_at,
-)
+from audiobench.reports import Count, Unit, mean_or_none, metric_names, parse_score_path, score_at
 from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
 
 if TYPE_CHECKING:
     from audiobench.encoder import Encoder
     from audiobench.probes import Split
-    from audiobench.probes.base import FitProgress, ProgressCallback
+    from audiobench.probes.base import FitProgress, ProbeLevel, ProgressCallback
 
 __all__ = [
     "MULTICLASS_METRICS",
@@ -145,20 +137,20 @@ _R = TypeVar("_R", bound=_reports.Report)
 _HalfUnit = Annotated[float, Field(ge=0.0, le=0.5)]
 
 
-def _variant_name(cls: type, params: tuple[Any, ...]) -> str:
-    """``ProbeEntry[multiclass]`` rather than the metric type's repr, in JSON Schema titles."""
-    return f"{cls.__name__}[{'multilabel' if params[0] is MultilabelMetric else 'multiclass'}]"
+class _Variant:
+    """Names a parametrised report ``ProbeEntry[multiclass]`` in JSON Schema titles, rather
+    than by the metric type's repr."""
+
+    @classmethod
+    def model_parametrized_name(cls, params: tuple[Any, ...]) -> str:
+        return f"{cls.__name__}[{'multilabel' if params[0] is MultilabelMetric else 'multiclass'}]"
 
 
-class _KeyedFirst(KeyedReport):
+class _KeyedFirst(_Variant, _reports.KeyedReport):
     """A report keyed by names (metrics, probes) held in its extra fields, written first.
 
     The names come before the fixed fields in the JSON, as they always have.
     """
-
-    @classmethod
-    def model_parametrized_name(cls, params: tuple[Any, ...]) -> str:
-        return _variant_name(cls, params)
 
     @model_serializer(mode="wrap")
     def _names_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -211,14 +203,10 @@ class ClassificationReport(_KeyedFirst, Generic[M]):
     )
 
 
-class ClassificationSummary(Summary, KeyedReport, Generic[M]):
+class ClassificationSummary(_Variant, _reports.Summary, _reports.KeyedReport, Generic[M]):
     """Unweighted mean over subsets: probe name -> metric name -> mean (None if undefined)."""
 
     __pydantic_extra__: dict[ProbeName, dict[M, Unit | None]] = Field(init=False)
-
-    @classmethod
-    def model_parametrized_name(cls, params: tuple[Any, ...]) -> str:
-        return _variant_name(cls, params)
 
 
 class MulticlassReport(ClassificationReport[MulticlassMetric]):
@@ -247,11 +235,9 @@ class _ByLabels(ByProtocol[_R]):
     def __get__(self, instance: object, owner: type) -> type[_R]:
         chosen = super().__get__(instance, owner)
         options = getattr(instance if instance is not None else owner, "options", None)
-        return (
-            self.multilabel
-            if getattr(options, "multilabel", False) and chosen is self.own
-            else chosen
-        )
+        if chosen is self.own and getattr(options, "multilabel", False):
+            return self.multilabel
+        return chosen
 
 
 class ClassificationTask(Task):
@@ -263,8 +249,7 @@ class ClassificationTask(Task):
 
     class Options(ProtocolOptions):
         probes: tuple[ProbeName, ...] = Field(
-            ("linear", "knn"),
-            description="Probes run; the main score's probe always runs (first).",
+            ("linear", "knn"), description="Probes run; the main score's probe always runs (first)."
         )
         multilabel: bool = Field(
             False, description="Labels are lists of class names joined by label_separator."
@@ -308,37 +293,30 @@ class ClassificationTask(Task):
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         """``<probe>:<metric>``: a known probe and a metric this task reports."""
-        name = cls.metadata.name
-        if cls.options.protocol == "mteb":
+        o, where = cls.options, f"task {cls.metadata.name}: main score"
+        if o.protocol == "mteb":
             return mteb_protocol.check_main_score(cls, path)
         if len(path) != 2:
             raise ValueError(
-                f"task {name}: main score {':'.join(path)!r} must read '<probe>:<metric>', "
-                "e.g. 'linear:accuracy'"
+                f"{where} {':'.join(path)!r} must read '<probe>:<metric>', e.g. 'linear:accuracy'"
             )
         probe, metric = path
         if probe not in PROBE_NAMES:
-            raise ValueError(f"task {name}: main score names unknown probe {probe!r}")
-        known = (
-            MULTILABEL_METRICS
-            if cls.options.multilabel
-            else (*MULTICLASS_METRICS, f"top_{cls.options.top_k}_accuracy")
-        )
+            raise ValueError(f"{where} names unknown probe {probe!r}")
+        top_k = f"top_{o.top_k}_accuracy"
+        known = MULTILABEL_METRICS if o.multilabel else (*MULTICLASS_METRICS, top_k)
         if metric not in known:
-            raise ValueError(
-                f"task {name}: main score metric {metric!r} is not one of {list(known)}"
-            )
+            raise ValueError(f"{where} metric {metric!r} is not one of {list(known)}")
 
     @classmethod
     def resolve_options(cls, values: Mapping[str, Any]) -> Options:
         """As :meth:`Task.resolve_options`; ``multilabel`` follows the labels, not the run."""
         options = super().resolve_options(values)
         assert isinstance(options, cls.Options)
-        declared = cls.options.multilabel
-        if options.multilabel != declared:
+        if options.multilabel != cls.options.multilabel:
             raise ValueError(
                 f"task {cls.metadata.name}: multilabel is fixed by the task's labels "
-                f"({declared}); it cannot be set per run"
+                f"({cls.options.multilabel}); it cannot be set per run"
             )
         return options
 
@@ -346,31 +324,36 @@ class ClassificationTask(Task):
     def probe_names(self) -> tuple[str, ...]:
         """The probes run: the main score's (primary) probe first, then the others."""
         primary = parse_score_path(self.metadata.main_score)[0]
-        if primary not in PROBE_NAMES:  # a reference-protocol main score names no probe
-            return tuple(dict.fromkeys(self.options.probes))
-        return tuple(dict.fromkeys([primary, *self.options.probes]))
+        # A reference-protocol main score names no probe.
+        first = [primary] if primary in PROBE_NAMES else []
+        return tuple(dict.fromkeys([*first, *self.options.probes]))
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
         """A token-level primary probe needs frame sequences; nothing else is required."""
-        from audiobench.probes import PROBES
+        from audiobench.probes import TOKEN_PROBES
 
         primary = parse_score_path(cls.metadata.main_score)[0]
-        reason = _token_skip_reason(encoder)
-        if primary in PROBES and PROBES[primary].level == "token" and reason is not None:
+        if primary in TOKEN_PROBES and (reason := _token_skip_reason(encoder)) is not None:
             raise ValueError(f"task {cls.metadata.name}: primary probe {primary!r}: {reason}")
 
     def embedding_passes(self, encoder: Encoder) -> tuple[bool, ...]:
         """Pooled vectors for the vector probes, frame sequences for the token probes."""
-        from audiobench.probes import PROBES
-
         if self.options.protocol == "mteb":
             return (True,)
-        levels = {PROBES[name].level for name in self.probe_names}
-        passes = [True] if "vector" in levels else []
-        if "token" in levels and _token_skip_reason(encoder) is None:
-            passes.append(False)
+        levels = set(self._levels(encoder)[0].values())
+        passes = [p for p, level in ((True, "vector"), (False, "token")) if level in levels]
         return tuple(passes) or (True,)
+
+    def _levels(self, encoder: Encoder) -> tuple[dict[str, ProbeLevel], dict[str, str]]:
+        """The probes that run on ``encoder``, each with its level, and those that cannot
+        (token probes on an encoder without frame sequences), each with the reason."""
+        from audiobench.probes import PROBES
+
+        reason = _token_skip_reason(encoder)
+        levels = {name: PROBES[name].level for name in self.probe_names}
+        skipped = {n: reason for n, level in levels.items() if level == "token" and reason}
+        return {n: level for n, level in levels.items() if n not in skipped}, skipped
 
     def protocol(self) -> dict[str, Any]:
         o = self.options
@@ -395,45 +378,33 @@ class ClassificationTask(Task):
         from audiobench.probes.paper import PAPER_SEEDS
 
         o = self.options
-        if o.token_seeds is not None:
-            return o.token_seeds
-        return PAPER_SEEDS if o.token_protocol == "paper" else 1
+        return o.token_seeds or (PAPER_SEEDS if o.token_protocol == "paper" else 1)
 
     # ------------------------------------------------------------------ evaluation
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics.validation import check_finite
-        from audiobench.probes import PROBES, groups_in_several_parts
+        from audiobench.probes import groups_in_several_parts
 
-        if self.options.protocol == "mteb":
-            o = self.options
+        o, where = self.options, subset.where
+        if o.protocol == "mteb":
             return mteb_protocol.classification_report(
                 embedder, subset, multilabel=o.multilabel, separator=o.label_separator
             )
-        where = subset.where
-        reason = _token_skip_reason(embedder.encoder)
-        skipped = {
-            n: reason for n in self.probe_names if PROBES[n].level == "token" and reason is not None
-        }
-        run = tuple(n for n in self.probe_names if n not in skipped)
-        vector = [n for n in run if PROBES[n].level == "vector"]
-        token = [n for n in run if PROBES[n].level == "token"]
+        levels, skipped = self._levels(embedder.encoder)
+        vector = "vector" in levels.values()
         kept = subset.clips
         vectors: list[np.ndarray] = []
         frames: list[np.ndarray] = []
+        token_info: dict[str, Any] = {}
         if vector:
             kept, vectors = embedder.embed(kept, subset.label)
-        n_dropped_unpooled = 0
-        token_info = None
-        if token:
-            framed, frames, token_info = _embed_token_maps(
-                kept, embedder, f"{subset.label} frames", where
-            )
-            n_dropped_unpooled = len(kept) - len(framed)
-            if vectors and n_dropped_unpooled:
-                # All probes see the same clips: drop those the unpooled pass left out.
+        if "token" in levels.values():
+            framed, frames, token_map = _embed_token_maps(kept, embedder, subset)
+            if vector:  # all probes see the same clips: drop those the unpooled pass left out
                 left = {c.id for c in framed}
                 vectors = [v for c, v in zip(kept, vectors, strict=True) if c.id in left]
+            token_info = {"n_dropped_unpooled": len(kept) - len(framed), "token_map": token_map}
             kept = framed
         if len(kept) < 2:
             raise ValueError(f"{where}: fewer than 2 clips left to evaluate")
@@ -442,42 +413,17 @@ class ClassificationTask(Task):
         check_finite(frames, ids, f"{where}: frame sequences")
         targets, class_names = self._targets(kept, where)
         method, splits = self._splits(kept, targets, class_names, where)
-        X = collate(vectors) if vector else None
-        n_seeds = {n: self.token_seeds if PROBES[n].level == "token" else 1 for n in run}
-        # probe -> seed -> split -> the split's test report
-        results: dict[str, dict[int, dict[str, dict[str, Any]]]] = {}
-        configs: dict[str, dict[str, Any]] = {n: {} for n in run}
+        inputs = {"vector": collate(vectors) if vector else None, "token": frames}
+        # probe -> split -> seed -> the split's test report
+        results: dict[str, dict[str, dict[int, dict[str, Any]]]] = {n: {} for n in levels}
+        configs: dict[str, dict[str, Any]] = {n: {} for n in levels}
         lines = _FitLines(embedder, subset.label)
-        n_fits = len(splits) * sum(n_seeds.values())
-        bar = embedder.track(f"{subset.label} probes", n_fits, "fits")
-        try:
-            for split, name in product(splits, run):
-                inputs = X if PROBES[name].level == "vector" else frames
-                chosen: dict[str, Any] = {}
-                for k in range(n_seeds[name]):
-                    seed = self.options.seed + k
-                    label = f"{split.name} {name}" + (f" seed {seed}" if n_seeds[name] > 1 else "")
-                    report, config, fitted = self._fit_and_score(
-                        name,
-                        inputs,
-                        targets,
-                        class_names,
-                        split,
-                        where,
-                        seed=seed,
-                        overrides=chosen,
-                        lines=lines,
-                        label=label,
-                    )
-                    chosen = chosen if k else fitted  # later seeds reuse the first seed's choice
-                    results.setdefault(name, {}).setdefault(seed, {})[split.name] = report
-                    if n_seeds[name] > 1:
-                        configs[name].setdefault(split.name, {})[str(seed)] = config
-                    else:
-                        configs[name][split.name] = config
-                    bar.advance(1)
-        finally:
-            bar.close()
+        n_fits = len(splits) * sum(self.token_seeds if v == "token" else 1 for v in levels.values())
+        with closing(embedder.track(f"{subset.label} probes", n_fits, "fits")) as bar:
+            for split, name in product(splits, levels):
+                results[name][split.name], configs[name][split.name] = self._fit_seeds(
+                    name, inputs[levels[name]], targets, split, where, lines, bar
+                )
         info: dict[str, Any] = {
             "method": method,
             "n_clips": len(kept),
@@ -485,18 +431,15 @@ class ClassificationTask(Task):
             "splits": {
                 s.name: {k: v for k, v in s.to_dict().items() if k != "name"} for s in splits
             },
+            # Only when a clip was dropped, or the encoder declares tokens to leave out.
+            **{k: v for k, v in token_info.items() if v},
         }
-        if n_dropped_unpooled:
-            info["n_dropped_unpooled"] = n_dropped_unpooled
-        if token_info is not None:
-            info["token_map"] = token_info
-        if method == "given" and not self.options.grouped:
+        if method == "given" and not o.grouped:
             shared = groups_in_several_parts(splits[0], [c.group for c in kept])
             if shared is not None:
                 info["groups_in_several_parts"] = shared
-        subset.details["splits"] = info
-        subset.details["probes"] = configs
-        entries: dict[str, Any] = {n: _average(results[n], len(class_names)) for n in run}
+        subset.details |= {"splits": info, "probes": configs}
+        entries: dict[str, Any] = {n: _average(results[n], len(class_names)) for n in levels}
         if skipped:
             entries["skipped_probes"] = skipped
         return self.Report.model_validate(entries)
@@ -530,16 +473,10 @@ class ClassificationTask(Task):
         if not o.multilabel:
             labels = [str(c.label) for c in clips]
             return labels, sorted(set(labels))
-        sets = []
-        empty = []
-        for clip in clips:
-            names = {p.strip() for p in str(clip.label).split(o.label_separator)} - {""}
-            if not names:
-                empty.append(clip.id)
-            sets.append(names)
-        if empty:
+        sets = [{p.strip() for p in str(c.label).split(o.label_separator)} - {""} for c in clips]
+        if empty := [c.id for c, names in zip(clips, sets, strict=True) if not names]:
             raise ValueError(
-                f"{where}: {len(empty)} clip(s) have an empty label list: {_ids(empty)}"
+                f"{where}: {len(empty)} clip(s) have an empty label list: {describe_clips(empty)}"
             )
         class_names = sorted(set().union(*sets))
         column = {name: j for j, name in enumerate(class_names)}
@@ -551,48 +488,28 @@ class ClassificationTask(Task):
     def _splits(
         self, clips: list[Clip], targets: Any, class_names: list[str], where: str
     ) -> tuple[str, list[Split]]:
-        from audiobench.probes import (
-            check_split,
-            fold_splits,
-            grouped_folds,
-            split_from_labels,
-        )
+        from audiobench.probes import check_split, fold_splits, grouped_folds, split_from_labels
 
         o = self.options
-        groups: list[str] | None = None
-        if o.grouped:
-            missing = [c.id for c in clips if c.group is None]
-            if missing:
-                raise ValueError(
-                    f"{where}: grouped splits need a group (speaker, individual) for every "
-                    f"clip; {len(missing)} have none: {_ids(missing)}"
-                )
-            groups = [str(c.group) for c in clips]
-        split_values = {c.split for c in clips}
+        if o.grouped and (missing := [c.id for c in clips if c.group is None]):
+            raise ValueError(
+                f"{where}: grouped splits need a group (speaker, individual) for every "
+                f"clip; {len(missing)} have none: {describe_clips(missing)}"
+            )
+        groups = [str(c.group) for c in clips] if o.grouped else None
         try:
             if o.folds:
-                method = "folds"
-                splits = fold_splits(self._fold_ids(clips, where))
-            elif split_values - {"train", None}:
-                method = "given"
-                splits = [split_from_labels([c.split for c in clips])]  # type: ignore[misc]
+                method, splits = "folds", fold_splits(self._fold_ids(clips, where))
+            elif {c.split for c in clips} - {"train", None}:
+                method, splits = "given", [split_from_labels([c.split for c in clips])]  # type: ignore[misc]
             else:
                 method = "grouped_folds" if o.grouped else "generated_folds"
+                by = groups or [c.id for c in clips]  # ungrouped: every clip its own group
                 splits = grouped_folds(
-                    targets,
-                    groups if groups is not None else [c.id for c in clips],
-                    n_splits=o.generated_folds,
-                    seed=o.seed,
-                    multilabel=o.multilabel,
+                    targets, by, n_splits=o.generated_folds, seed=o.seed, multilabel=o.multilabel
                 )
-            for split in splits:
-                check_split(
-                    split,
-                    targets,
-                    groups,
-                    multilabel=o.multilabel,
-                    class_names=class_names if o.multilabel else None,
-                )
+            for s in splits:
+                check_split(s, targets, groups, multilabel=o.multilabel, class_names=class_names)
         except ValueError as exc:
             raise error_in_context(exc, where) from exc
         return method, splits
@@ -600,98 +517,78 @@ class ClassificationTask(Task):
     def _fold_ids(self, clips: list[Clip], where: str) -> list[int | str]:
         """Each clip's fold, checked against the declared ones (integers when all are)."""
         o = self.options
-        declared = {str(f) for f in o.folds}
         values = [c.metadata.get(o.fold_key) for c in clips]
-        missing = [c.id for c, v in zip(clips, values, strict=True) if v is None or v == ""]
-        if missing:
+        if missing := [c.id for c, v in zip(clips, values, strict=True) if v is None or v == ""]:
             raise ValueError(
-                f"{where}: {len(missing)} clip(s) have no {o.fold_key!r}: {_ids(missing)}"
+                f"{where}: {len(missing)} clip(s) have no {o.fold_key!r}: {describe_clips(missing)}"
             )
         text = [str(v) for v in values]
-        odd = sorted({v for v in text if v not in declared})
-        if odd:
+        if odd := sorted({v for v in text if v not in o.folds}):
             raise ValueError(
-                f"{where}: fold value(s) {odd} are not among the declared folds {sorted(declared)}"
+                f"{where}: fold value(s) {odd} are not among the declared folds "
+                f"{sorted(set(o.folds))}"
             )
-        if all(v.lstrip("-").isdigit() for v in text):
-            return [int(v) for v in text]  # numeric order: fold-2 before fold-10
-        return list(text)
+        # Integers when all are, so that fold-2 sorts before fold-10.
+        return [int(v) for v in text] if all(v.lstrip("-").isdigit() for v in text) else list(text)
 
-    def _fit_and_score(
-        self,
-        name: str,
-        inputs: Any,
-        targets: Any,
-        class_names: list[str],
-        split: Split,
-        where: str,
-        *,
-        seed: int,
-        overrides: Mapping[str, Any],
-        lines: _FitLines,
-        label: str,
-    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-        """The split's test report, the probe's configuration, and the hyper-parameters it
-        chose (a token probe's learning rate and weight decay; empty for the others)."""
+    def _fit_seeds(
+        self, name: str, X: Any, y: Any, split: Split, where: str, lines: _FitLines, bar: Any
+    ) -> tuple[dict[int, dict[str, Any]], dict[str, Any]]:
+        """Probe ``name`` fitted on ``split`` of inputs ``X`` and targets ``y`` once per seed:
+        each seed's test report, and the probe's configuration (seed -> configuration with
+        several seeds). The first seed chooses the hyper-parameters (a token probe's learning
+        rate and weight decay); the other seeds reuse its choice."""
         from audiobench.metrics import classification_scores
         from audiobench.probes import PROBES, make_probe
         from audiobench.probes.base import subset as part
         from audiobench.probes.neural import TorchProbe
         from audiobench.probes.paper import paper_params
 
-        o = self.options
-        kwargs: dict[str, Any] = {}
-        if o.token_protocol == "paper" and PROBES[name].level == "token":
-            kwargs.update(paper_params(name, multilabel=o.multilabel))
-        kwargs.update(o.probe_params.get(name, {}))
-        kwargs.update(overrides)
+        o, level = self.options, PROBES[name].level
+        paper = o.token_protocol == "paper" and level == "token"
+        kwargs = paper_params(name, multilabel=o.multilabel) if paper else {}
+        kwargs |= o.probe_params.get(name, {})
         if issubclass(PROBES[name], TorchProbe) and self.device is not None:
             kwargs.setdefault("device", self.device)
-        probe = make_probe(name, multilabel=o.multilabel, seed=seed, **kwargs)
-        start = time.perf_counter()
-        fit_kwargs: dict[str, Any] = {}
-        if split.validation is not None:
-            fit_kwargs = {
-                "X_val": part(inputs, split.validation),
-                "y_val": part(targets, split.validation),
-            }
-        try:
-            with _blas_threads(inputs), warnings.catch_warnings():
-                # Cached embeddings are read-only; the torch probes only read them, so
-                # torch's "not writable" warning is a false alarm (copying would double
-                # the memory of frame sequences).
-                warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
-                probe.fit(
-                    part(inputs, split.train),
-                    part(targets, split.train),
-                    progress=lines.during(f"{label}: "),
-                    **fit_kwargs,
-                )
-                scores = probe.predict_scores(part(inputs, split.test))
-        except ValueError as exc:
-            raise error_in_context(exc, f"{where}, split {split.name!r}, probe {name!r}") from exc
-        report = classification_scores(
-            part(targets, split.test),
-            scores,
-            multilabel=o.multilabel,
-            classes=class_names if o.multilabel else [str(c) for c in probe.classes_],
-            top_k=o.top_k,
-            threshold=o.threshold,
-        )
-        metric = "map" if o.multilabel else "accuracy"
-        lines.say(f"{label}: {metric} {report[metric]:.4f} ({time.perf_counter() - start:.1f} s)")
-        if not isinstance(probe, TorchProbe):
-            return report, probe.config(), {}
-        return report, probe.config(), {k: probe.chosen_[k] for k in ("lr", "weight_decay")}
+        train = part(X, split.train), part(y, split.train)
+        val = split.validation
+        held_out = {} if val is None else {"X_val": part(X, val), "y_val": part(y, val)}
+        n_seeds = self.token_seeds if level == "token" else 1
+        context = f"{where}, split {split.name!r}, probe {name!r}"
+        reports: dict[int, dict[str, Any]] = {}
+        configs: dict[str, Any] = {}
+        for seed in range(o.seed, o.seed + n_seeds):
+            label = f"{split.name} {name}" + (f" seed {seed}" if n_seeds > 1 else "")
+            probe = make_probe(name, multilabel=o.multilabel, seed=seed, **kwargs)
+            t0 = time.perf_counter()
+            try:
+                with _blas_threads(X), warnings.catch_warnings():
+                    # Cached embeddings are read-only; the torch probes only read them, so
+                    # torch's "not writable" warning is a false alarm (copying would double
+                    # the memory of frame sequences).
+                    warnings.filterwarnings("ignore", "The given NumPy array is not writable")
+                    probe.fit(*train, progress=lines.during(f"{label}: "), **held_out)
+                    scores = probe.predict_scores(part(X, split.test))
+            except ValueError as exc:
+                raise error_in_context(exc, context) from exc
+            report = reports[seed] = classification_scores(
+                part(y, split.test),
+                scores,
+                multilabel=o.multilabel,
+                classes=[str(c) for c in probe.classes_],
+                top_k=o.top_k,
+                threshold=o.threshold,
+            )
+            metric = "map" if o.multilabel else "accuracy"
+            lines.say(f"{label}: {metric} {report[metric]:.4f} ({time.perf_counter() - t0:.1f} s)")
+            configs[str(seed)] = probe.config()
+            if isinstance(probe, TorchProbe) and seed == o.seed:
+                kwargs |= {k: probe.chosen_[k] for k in ("lr", "weight_decay")}
+            bar.advance(1)
+        return reports, configs if n_seeds > 1 else configs[str(o.seed)]
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-def _ids(ids: Sequence[str]) -> str:
-    from audiobench.metrics.naming import describe_clips
-
-    return describe_clips(list(ids))
 
 
 #: Below this many input values, vector probes run with one BLAS thread (see _blas_threads).
@@ -708,8 +605,7 @@ def _blas_threads(inputs: Any) -> AbstractContextManager[Any]:
     if isinstance(inputs, np.ndarray) and inputs.size < _SMALL_INPUT:
         from threadpoolctl import threadpool_limits
 
-        limits: AbstractContextManager[Any] = threadpool_limits(limits=1, user_api="blas")
-        return limits
+        return cast(AbstractContextManager[Any], threadpool_limits(limits=1, user_api="blas"))
     return nullcontext()
 
 
@@ -735,14 +631,12 @@ class _FitLines:
 
     def during(self, prefix: str) -> ProgressCallback | None:
         """A ``fit(progress=...)`` callback that speaks at most every :attr:`every` seconds."""
-        if not self.active:
-            return None
 
         def callback(event: FitProgress) -> None:
             if time.monotonic() - self.last >= self.every:
                 self.say(f"{prefix}{event}")
 
-        return callback
+        return callback if self.active else None
 
 
 #: Clips embedded frame-level at a time: each chunk is cut to its token maps (and the padded
@@ -752,17 +646,18 @@ FRAME_CHUNK = 512
 
 
 def _embed_token_maps(
-    clips: list[Clip], embedder: Embedder, description: str, where: str
+    clips: list[Clip], embedder: Embedder, subset: Subset
 ) -> tuple[list[Clip], list[np.ndarray], dict[str, Any] | None]:
-    """The clips that could be embedded frame-level, their token maps, and what was left out
-    of them (:func:`_token_maps`), chunk by chunk (:data:`FRAME_CHUNK`)."""
+    """The clips of ``subset`` that could be embedded frame-level, their token maps, and what
+    was left out of them (:func:`_token_maps`), chunk by chunk (:data:`FRAME_CHUNK`)."""
     kept: list[Clip] = []
     maps: list[np.ndarray] = []
     info: dict[str, Any] | None = None
     n_frames = 0
+    description = f"{subset.label} frames"
     for start in range(0, len(clips), FRAME_CHUNK):
         part, frames = embedder.embed(clips[start : start + FRAME_CHUNK], description, pooled=False)
-        part_maps, info = _token_maps(part, frames, embedder, where)
+        part_maps, info = _token_maps(part, frames, embedder, subset.where)
         kept += part
         maps += part_maps
         n_frames += sum(int(f.shape[0]) for f in frames)
@@ -787,14 +682,13 @@ def _token_maps(
     timed = rate is not None or grid is not None  # padding is told from the clip's duration
     if not n_prefix and not timed:
         return frames, None
-    missing = [c.id for c in clips if timed and embedder.durations.get(c.id) is None]
-    if missing:
+    if missing := [c.id for c in clips if timed and embedder.durations.get(c.id) is None]:
         raise ValueError(
             f"{where}: model {meta.name!r} pads clips to a window, and {len(missing)} clip(s) "
-            f"have no decoded duration to tell its padding frames: {_ids(missing)}"
+            f"have no decoded duration to tell its padding frames: {describe_clips(missing)}"
         )
     maps: list[np.ndarray] = []
-    for clip, sequence in zip(clips, frames, strict=True):
+    for clip, seq in zip(clips, frames, strict=True):
         seconds = embedder.durations.get(clip.id, 0.0)
         try:  # a grid counts its input frames, a padded model its own
             n_valid = (
@@ -802,21 +696,17 @@ def _token_maps(
                 if grid is not None
                 else (valid_frames(seconds, float(rate)) if rate is not None else None)
             )
-            maps.append(
-                np.array(token_map(sequence, n_prefix=n_prefix, n_valid=n_valid, grid=grid))
-            )
+            maps.append(np.array(token_map(seq, n_prefix=n_prefix, n_valid=n_valid, grid=grid)))
         except ValueError as exc:
             raise ValueError(f"{where}: clip {clip.id!r}: {exc}") from None
     kept = sum(int(m.shape[0]) for m in maps)
-    info: dict[str, Any] = {
+    return maps, {
         "n_prefix_tokens": n_prefix,
         "padded_frame_rate": rate,
         "n_tokens": kept,
         "n_left_out": sum(int(f.shape[0]) for f in frames) - kept,
+        **({"patch_grid": grid.model_dump()} if grid is not None else {}),
     }
-    if grid is not None:
-        info["patch_grid"] = grid.model_dump()
-    return maps, info
 
 
 def _token_skip_reason(encoder: Encoder) -> str | None:
@@ -837,41 +727,38 @@ def _token_skip_reason(encoder: Encoder) -> str | None:
 _COUNTS = ("n_samples", "n_classes", "n_classes_without_positives")
 
 
-def _average(runs: dict[int, dict[str, dict[str, Any]]], n_classes: int) -> dict[str, Any]:
-    """A probe's entry from its test reports, ``runs``: seed -> split -> report.
+def _average(runs: dict[str, dict[int, dict[str, Any]]], n_classes: int) -> dict[str, Any]:
+    """A probe's entry from its test reports, ``runs``: split -> seed -> report.
 
     ``per_split`` holds each split's metrics averaged over the seeds. Each metric present in
     every split is averaged over the splits for each seed, then over the seeds; ``std`` is
     the population standard deviation across splits of the per-split means. With several
     seeds, ``per_seed`` holds each seed's means and ``seed_std`` their population spread.
     """
-    seeds = list(runs)
-    splits = list(runs[seeds[0]])
+    seeds = list(next(iter(runs.values())))
     per_split: dict[str, dict[str, Any]] = {}
-    for split in splits:
-        reports = [runs[seed][split] for seed in seeds]
+    for split, by_seed in runs.items():
+        reports = list(by_seed.values())
         per_split[split] = {
             key: value if key in _COUNTS else float(np.mean([float(r[key]) for r in reports]))
             for key, value in reports[0].items()
             if key in _COUNTS or all(r.get(key) is not None for r in reports)
         }
-    first = per_split[splits[0]]
+    first = next(iter(per_split.values()))
     names = [m for m in first if m not in _COUNTS and all(m in r for r in per_split.values())]
     per_seed = {
-        str(seed): {m: float(np.mean([float(runs[seed][s][m]) for s in splits])) for m in names}
+        str(seed): {m: float(np.mean([float(r[seed][m]) for r in runs.values()])) for m in names}
         for seed in seeds
     }
 
-    def over(
-        entries: Iterable[Mapping[str, Any]], statistic: Callable[..., Any]
-    ) -> dict[str, float]:
-        return {m: float(statistic([e[m] for e in entries])) for m in names}
+    def over(entries: Iterable[Mapping[str, Any]], stat: Callable[..., Any]) -> dict[str, float]:
+        return {m: float(stat([e[m] for e in entries])) for m in names}
 
     entry: dict[str, Any] = {
         **over(per_seed.values(), np.mean),
         "n_samples": sum(int(r["n_samples"]) for r in per_split.values()),
         "n_classes": n_classes,
-        "n_splits": len(splits),
+        "n_splits": len(runs),
         "std": over(per_split.values(), np.std),
         "per_split": per_split,
     }
