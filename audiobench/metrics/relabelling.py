@@ -221,14 +221,9 @@ class RelabellingEvaluator:
             return
         # Product mode: one one-hot column per class and labelling, except (integer product)
         # for the smallest class, whose sums are the rows' totals minus the other classes'.
-        implicit = int(sizes.argmin()) if self._integer else n_classes
+        self._implicit = int(sizes.argmin()) if self._integer else n_classes
         classes = torch.arange(n_classes, device=device)
-        self._implicit = implicit
-        self._n_classes = n_classes
-        # A class's column; the implicit class's points past the last real one.
-        self._column_of = torch.where(classes > implicit, classes - 1, classes)
-        if implicit < n_classes:
-            self._column_of[implicit] = self._n_columns
+        self._column_of = torch.where(classes > self._implicit, classes - 1, classes)
         self._n_digits = self._choose_digits() if self._integer else 0
         per_entry = self._n_digits if self._integer else 8
         self._blocks = row_ranges(self.n_gsr, self.n_gsr, factor=2 if self._integer else 3)
@@ -339,22 +334,15 @@ class RelabellingEvaluator:
         one-hot matrix of every labelling's classes, each row's own column picked."""
         batch, n = int(codes.shape[0]), self.n_gsr
         device = codes.device
-        # With an implicit class, each labelling gets a spare column for it, left out of the
-        # product.
-        spare = int(self._implicit < self._n_classes)
-        width = self._n_columns + spare
-        labelling = torch.arange(batch, device=device)[:, None]
-        columns = self._column_of[codes] + labelling * width
+        width = self._n_columns
+        columns = self._column_of[codes] + (torch.arange(batch, device=device) * width)[:, None]
+        # The implicit class's clips are marked in a spare last column, left out of the product.
+        columns.masked_fill_(codes == self._implicit, batch * width)
         dtype = torch.int8 if self._integer else torch.float64
         # Built column-major (a column's clips contiguous), which the int8 product reads faster.
-        onehot_t = torch.zeros((batch, width, n), dtype=dtype, device=device)
-        onehot_t.view(batch * width, n)[
-            columns, torch.arange(n, device=device).expand(batch, n)
-        ] = 1
-        if spare:
-            onehot_t = onehot_t[:, : self._n_columns].contiguous()
-            columns = columns - labelling  # numbered without the spares
-        onehot = onehot_t.view(batch * self._n_columns, n).T
+        onehot_t = torch.zeros((batch * width + 1, n), dtype=dtype, device=device)
+        onehot_t[columns, torch.arange(n, device=device).expand(batch, n)] = 1
+        onehot = onehot_t[:-1].T
         sums = torch.empty((batch, n), dtype=torch.float64, device=device)
         for index, (start, stop) in enumerate(self._blocks):
             own = columns[:, start:stop].T  # (rows, P): each row's column in each labelling
@@ -380,8 +368,8 @@ class RelabellingEvaluator:
         products = selected_digit_sums(rows, onehot)  # (K, rows, P·(C − 1))
         width = self._n_columns
         block_codes = codes[:, start : start + n_rows].T  # (rows, P)
-        # The implicit class's rows point one past their labelling's columns: read a real
-        # column for now, replaced below.
+        # The implicit class's rows point at the spare column: read a real one for now,
+        # replaced below.
         own = own.clamp(max=products.shape[2] - 1).expand(n_digits, -1, -1)
         whole = combined_products(products.gather(2, own))  # (rows, P) int64
         at_row, at_labelling = torch.nonzero(block_codes == self._implicit, as_tuple=True)
