@@ -12,6 +12,7 @@ from audiobench.metrics.fixed_point import (
     combine_digits,
     combined_products,
     remainder_counts,
+    row_powers_of_two,
     selected_digit_sums,
     to_fixed_point,
 )
@@ -57,6 +58,7 @@ def test_digits_and_remainders_rebuild_every_entry(n_digits: int) -> None:
     values[values < 0.1] *= np.float32(1e-5)  # entries far below their row's largest
     values[3] = 0.0
     values[5, 7] = np.float32(2.0**-120)
+    values[8] *= np.float32(2.0**-110)  # a row whose scale float32 cannot hold as a power
     block = torch.from_numpy(values).to(torch.float64)
     rows = to_fixed_point(block, n_digits)
     rebuilt = torch.zeros_like(block)
@@ -88,6 +90,19 @@ def test_remainder_counts_fall_with_more_digits() -> None:
     # The largest entry, 1.0, sets E = 1: K digits hold the bits down to 2^(1 − 8K).
     block = torch.tensor([[1.0, 0.5 + 2.0**-40, 2.0**-20 + 2.0**-48]], dtype=torch.float64)
     assert remainder_counts(block, range(4, 8)) == {4: 2, 5: 2, 6: 1, 7: 0}
+
+
+def test_row_powers_of_two_are_exact_and_fall_back_outside_the_range() -> None:
+    block = torch.tensor([[1.5, 3.0], [0.75, 2.0**-100]], dtype=torch.float32)
+    for exponents in ([3, -2], [140, -140], [127, -126]):
+        shifts = torch.tensor(exponents)
+        expected = torch.ldexp(block.to(torch.float64), shifts[:, None])
+        scaled = row_powers_of_two(block.to(torch.float64), shifts)
+        assert torch.equal(scaled, expected)
+    assert torch.equal(
+        row_powers_of_two(block, torch.tensor([3, -2])),
+        torch.ldexp(block, torch.tensor([[3], [-2]])),
+    )
 
 
 def test_invalid_input() -> None:
