@@ -76,6 +76,7 @@ import torch
 
 from audiobench.metrics.blocks import row_ranges
 from audiobench.metrics.fixed_point import (
+    DIGIT_OFFSET,
     FixedPointRows,
     combined_products,
     combined_to_float,
@@ -375,8 +376,10 @@ class RelabellingEvaluator:
         at_row, at_labelling = torch.nonzero(block_codes == self._implicit, as_tuple=True)
         if at_row.numel():
             # Its sums are the rows' totals minus every other class's (exact integers).
-            others = at_labelling[:, None] * width + torch.arange(width, device=codes.device)
-            rest = combined_products(products[:, at_row[:, None], others]).sum(dim=1)
+            labellings = products.view(n_digits, n_rows, -1, width)[:, at_row, at_labelling]
+            # Per digit, the other columns' sum is at most 128·n·(C − 1) in magnitude.
+            narrow = DIGIT_OFFSET * self.n_gsr * width < 2**31
+            rest = combined_products(labellings.sum(dim=2, dtype=torch.int32 if narrow else None))
             whole[at_row, at_labelling] = rows.totals[at_row] - rest
         # The products saw the digits minus 128: add 128 per clip of the row's class back.
         sizes = self.gsr_sizes[block_codes]
