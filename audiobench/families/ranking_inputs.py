@@ -5,27 +5,31 @@ items (documents, candidates, class prompts) by the cosine similarity of their e
 may come from the encoder's audio tower or its text tower. The helpers here turn clips and
 texts into float64 ``[n, D]`` matrices with a row index per id, check that both sides share one
 space, and scale rows to unit norm (refusing NaN, infinite and zero rows by name). They also
-read the list-valued metadata these tasks carry (``relevant``, ``candidates``, ``positives``).
+read the list-valued metadata these tasks carry (``relevant``, ``candidates``, ``positives``)
+and refuse an encoder without the text tower a task needs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from audiobench.audio import Clip
+from audiobench.encoder import Encoder, Modality
 from audiobench.metrics.naming import describe_clips
 from audiobench.task import Embedder
 
 __all__ = [
     "LIST_SEPARATOR",
     "MAX_LISTED_IDS",
+    "SKIP_HINT",
     "check_same_width",
     "embed_both",
     "embed_text_matrix",
     "parse_list",
+    "require_text_tower",
     "unit_rows",
 ]
 
@@ -34,6 +38,8 @@ __all__ = [
 LIST_SEPARATOR = "|"
 #: How many ids of left-out queries a result's ``details`` lists.
 MAX_LISTED_IDS = 20
+#: The end of the error about queries whose metrics are undefined (``on_missing="raise"``).
+SKIP_HINT = "; pass on_missing='skip' to leave them out (counted in the result)"
 
 
 def parse_list(value: Any, *, field: str, clip_id: str) -> list[str]:
@@ -45,25 +51,18 @@ def parse_list(value: Any, *, field: str, clip_id: str) -> list[str]:
     """
     if value is None:
         return []
-    if isinstance(value, str):
-        items: Iterable[Any] = value.split(LIST_SEPARATOR)
-    elif isinstance(value, list | tuple | np.ndarray):
-        items = list(value)
-    else:
+    items = value.split(LIST_SEPARATOR) if isinstance(value, str) else value
+    if not isinstance(items, list | tuple | np.ndarray):
         raise ValueError(
             f"clip {clip_id!r}: metadata[{field!r}] must be a list of strings or one string "
             f"joined by {LIST_SEPARATOR!r}, not {type(value).__name__}"
         )
-    out = []
     for item in items:
         if isinstance(item, bool) or not isinstance(item, str | int | np.integer):
             raise ValueError(
                 f"clip {clip_id!r}: metadata[{field!r}] holds {item!r}; items must be strings"
             )
-        text = str(item).strip()
-        if text:
-            out.append(text)
-    return out
+    return [text for item in items if (text := str(item).strip())]
 
 
 def embed_both(
@@ -110,6 +109,12 @@ def unit_rows(matrix: np.ndarray, names: Sequence[str], what: str) -> np.ndarray
     if zero:
         raise ValueError(f"{what} embeddings are zero vectors (no cosine): {describe_clips(zero)}")
     return np.asarray(matrix / norms[:, None])
+
+
+def require_text_tower(encoder: Encoder, needed: bool, why: str) -> None:
+    """Refuse an ``encoder`` with no text tower where one is ``needed`` (``why`` ends the error)."""
+    if needed and Modality.TEXT not in encoder.meta.modalities:
+        raise ValueError(f"model {encoder.meta.name!r} has no text encoder; {why}")
 
 
 def check_same_width(a: np.ndarray, b: np.ndarray, what_a: str, what_b: str, model: str) -> None:

@@ -52,8 +52,8 @@ from pydantic import AfterValidator, Field
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
-from audiobench.encoder import Encoder, Modality
-from audiobench.families import mteb_protocol
+from audiobench.encoder import Encoder
+from audiobench.families import mteb_protocol, ranking_inputs
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.families.ranking_inputs import MAX_LISTED_IDS, embed_both, parse_list, unit_rows
 from audiobench.metrics.naming import describe_clips
@@ -103,7 +103,7 @@ class RerankingSummary(Summary, RerankingScores):
     n_subsets: Count
 
 
-#: An embedded query clip with its embedded candidates (in order) and its positives.
+#: A query clip with its candidates (in order) and its positives.
 _Query = tuple[Clip, list[str], list[str]]
 
 
@@ -145,14 +145,11 @@ class RerankingTask(Task):
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
-        if (
-            cls.options.candidate_modality == "text"
-            and Modality.TEXT not in encoder.meta.modalities
-        ):
-            raise ValueError(
-                f"model {encoder.meta.name!r} has no text encoder; {cls.__name__} ranks text "
-                "candidates and needs an audio-text model (or an ASR -> text-embedding cascade)"
-            )
+        why = (
+            f"{cls.__name__} ranks text candidates and needs an audio-text model (or an ASR -> "
+            "text-embedding cascade)"
+        )
+        ranking_inputs.require_text_tower(encoder, cls.options.candidate_modality == "text", why)
 
     def protocol(self) -> dict[str, Any]:
         o = self.options
@@ -161,8 +158,7 @@ class RerankingTask(Task):
         protocol: dict[str, Any] = {
             "candidate_modality": o.candidate_modality,
             "similarity": "cosine",
-            "ndcg_k": o.ndcg_k,
-            "on_missing": o.on_missing,
+            **o.model_dump(include={"ndcg_k", "on_missing"}),
         }
         if o.candidate_modality == "text":
             protocol["text_normalization"] = {
@@ -194,54 +190,36 @@ class RerankingTask(Task):
             )
         return groups
 
-    def _lists(self, queries: Sequence[Clip]) -> tuple[list[list[str]], list[list[str]]]:
-        candidates, positives = [], []
-        for clip in queries:
-            cands = parse_list(clip.metadata.get("candidates"), field="candidates", clip_id=clip.id)
-            pos = parse_list(clip.metadata.get("positives"), field="positives", clip_id=clip.id)
-            if self.options.candidate_modality == "audio":
-                unknown = [c for c in dict.fromkeys(cands) if c not in self._clips_by_id]
-                if unknown:
-                    raise ValueError(
-                        f"task {self.name}: query clip {clip.id!r} lists candidate(s) "
-                        f"{describe_clips(unknown)} that are not clips of the task"
-                    )
-            candidates.append(cands)
-            positives.append(pos)
-        return candidates, positives
-
-    def _candidate_matrix(
-        self,
-        embedder: Embedder,
-        subset: Subset,
-        queries: Sequence[Clip],
-        candidates: list[list[str]],
-    ) -> tuple[dict[str, int], np.ndarray, dict[str, int], np.ndarray]:
-        """Rows of the queries' audio, and rows of the candidates (texts or clip ids)."""
-        audio_clips = {clip.id: clip for clip in queries}
-        listed = [c for cands in candidates for c in cands]
-        if self.options.candidate_modality == "text":
-            return embed_both(embedder, list(audio_clips.values()), listed, subset.label)
-        audio_clips.update((c, self._clips_by_id[c]) for c in listed)
-        rows, audio, _, _ = embed_both(embedder, list(audio_clips.values()), [], subset.label)
-        return rows, audio, rows, audio
+    def _query(self, clip: Clip) -> _Query:
+        """A query clip with its listed candidates (audio ones checked) and positives."""
+        cands = parse_list(clip.metadata.get("candidates"), field="candidates", clip_id=clip.id)
+        pos = parse_list(clip.metadata.get("positives"), field="positives", clip_id=clip.id)
+        if self.options.candidate_modality == "audio":
+            unknown = [c for c in dict.fromkeys(cands) if c not in self._clips_by_id]
+            if unknown:
+                raise ValueError(
+                    f"task {self.name}: query clip {clip.id!r} lists candidate(s) "
+                    f"{describe_clips(unknown)} that are not clips of the task"
+                )
+        return clip, cands, pos
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics import multi_reference_error_rates, reranking_scores, top_candidates
 
         o = self.options
-        queries = [clip for clip in subset.clips if self.is_query(clip)]
-        candidates, positives = self._lists(queries)
-        rows, audio, cand_rows, cand_matrix = self._candidate_matrix(
-            embedder, subset, queries, candidates
+        text_candidates = o.candidate_modality == "text"
+        queries = [self._query(clip) for clip in subset.clips if self.is_query(clip)]
+        listed = [c for _, cands, _ in queries for c in cands]
+        audio_clips = {clip.id: clip for clip, _, _ in queries}
+        if not text_candidates:  # clip ids of any subset, embedded with the queries
+            audio_clips.update((c, self._clips_by_id[c]) for c in listed)
+        rows, audio, text_rows, text = embed_both(
+            embedder, list(audio_clips.values()), listed if text_candidates else [], subset.label
         )
-        listed = [
-            (clip, cands, pos)
-            for clip, cands, pos in zip(queries, candidates, positives, strict=True)
-            if clip.id in rows
-        ]
+        cand_rows, cand_matrix = (text_rows, text) if text_candidates else (rows, audio)
+        embedded = [query for query in queries if query[0].id in rows]
         kept: list[_Query] = [
-            (clip, [c for c in cands if c in cand_rows], pos) for clip, cands, pos in listed
+            (clip, [c for c in cands if c in cand_rows], pos) for clip, cands, pos in embedded
         ]
         q_matrix = audio[[rows[clip.id] for clip, _, _ in kept]]
         if o.protocol == "mteb":
@@ -253,19 +231,18 @@ class RerankingTask(Task):
         q_unit = unit_rows(q_matrix, [clip.id for clip, _, _ in kept], "query")
         empty = [clip.id for clip, cands, _ in kept if not cands]
         no_relevant = [clip.id for clip, cands, pos in kept if cands and not set(cands) & set(pos)]
-        if (empty or no_relevant) and o.on_missing == "raise":
-            parts = []
-            if empty:
-                parts.append(f"{len(empty)} with an empty candidate list ({describe_clips(empty)})")
-            if no_relevant:
-                parts.append(
-                    f"{len(no_relevant)} without a relevant candidate "
-                    f"({describe_clips(no_relevant)})"
-                )
+        parts = [
+            f"{len(ids)} {what} ({describe_clips(ids)})"
+            for ids, what in (
+                (empty, "with an empty candidate list"),
+                (no_relevant, "without a relevant candidate"),
+            )
+            if ids
+        ]
+        if parts and o.on_missing == "raise":
             raise ValueError(
-                f"{subset.where}: of {len(kept)} queries, "
-                + " and ".join(parts)
-                + "; pass on_missing='skip' to leave them out (counted in the result)"
+                f"{subset.where}: of {len(kept)} queries, {' and '.join(parts)}"
+                + ranking_inputs.SKIP_HINT
             )
         if len(empty) + len(no_relevant) == len(kept):
             raise ValueError(
@@ -280,7 +257,7 @@ class RerankingTask(Task):
         scores: dict[str, Any] = reranking_scores(
             relevance, score_lists, ndcg_k=o.ndcg_k, on_missing=o.on_missing
         )
-        if o.candidate_modality == "text":
+        if text_candidates:
             # The top candidate of each evaluated query is read as its transcript.
             evaluated = [i for i, r in enumerate(relevance) if r.any()]
             best = top_candidates([score_lists[i] for i in evaluated])
@@ -301,5 +278,5 @@ class RerankingTask(Task):
             **scores,
             n_candidates=n_candidates,
             n_queries_unembedded=len(queries) - len(kept),
-            n_candidates_unembedded=sum(len(cands) for _, cands, _ in listed) - n_candidates,
+            n_candidates_unembedded=sum(len(cands) for _, cands, _ in embedded) - n_candidates,
         )

@@ -60,6 +60,7 @@ by decreasing document id, queries without a relevant document left out, and tex
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
@@ -69,8 +70,8 @@ from pydantic import AfterValidator, Field, model_validator
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
-from audiobench.encoder import Encoder, Modality
-from audiobench.families import mteb_protocol
+from audiobench.encoder import Encoder
+from audiobench.families import mteb_protocol, ranking_inputs
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.families.ranking_inputs import MAX_LISTED_IDS, embed_both, parse_list, unit_rows
 from audiobench.metrics.naming import describe_clips
@@ -125,6 +126,11 @@ class _Item:
 
     clip: Clip
     text: str | None
+
+    @property
+    def key(self) -> str:
+        """Its row's key among the embeddings: the clip id for audio, else the text."""
+        return self.clip.id if self.text is None else self.text
 
 
 class RetrievalTask(Task):
@@ -193,14 +199,9 @@ class RetrievalTask(Task):
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
-        o = cls.options
-        if "text" in (o.query_modality, o.document_modality) and (
-            Modality.TEXT not in encoder.meta.modalities
-        ):
-            raise ValueError(
-                f"model {encoder.meta.name!r} has no text encoder; "
-                f"{cls.__name__} needs one ({o.query_modality} -> {o.document_modality})"
-            )
+        sides = (cls.options.query_modality, cls.options.document_modality)
+        why = f"{cls.__name__} needs one ({' -> '.join(sides)})"
+        ranking_inputs.require_text_tower(encoder, "text" in sides, why)
 
     def protocol(self) -> dict[str, Any]:
         o = self.options
@@ -215,9 +216,7 @@ class RetrievalTask(Task):
 
     def _split_of(self, clip: Clip) -> str | None:
         field = self.options.split_field
-        if field is None:
-            return clip.split
-        value = clip.metadata.get(field)
+        value = clip.split if field is None else clip.metadata.get(field)
         return None if value is None else str(value)
 
     def _partition(self, subset: Subset) -> tuple[list[Clip], list[Clip]]:
@@ -239,25 +238,19 @@ class RetrievalTask(Task):
     def _items(self, clips: Sequence[Clip], modality: Modal, role: str) -> list[_Item]:
         if modality == "audio":
             return [_Item(clip, None) for clip in clips]
-        items = []
+        separator, items = self.options.text_separator, []
         for clip in clips:
-            pieces = self._texts(clip)
+            text = clip.text
+            pieces = [] if text is None else [text] if separator is None else text.split(separator)
+            if self.options.protocol != "mteb":  # the reference keeps them unstripped, and empty
+                pieces = [p.strip() for p in pieces if p.strip()]
             if not pieces:
                 raise ValueError(
                     f"task {self.name}: {role} clip {clip.id!r} has no text, but its {role} "
                     "side is text"
                 )
-            items += [_Item(clip, text) for text in pieces]
+            items += [_Item(clip, piece) for piece in pieces]
         return items
-
-    def _texts(self, clip: Clip) -> list[str]:
-        if clip.text is None:
-            return []
-        separator = self.options.text_separator
-        if self.options.protocol == "mteb":  # the reference's pieces: unstripped, empty ones kept
-            return [clip.text] if separator is None else clip.text.split(separator)
-        pieces = [clip.text] if separator is None else clip.text.split(separator)
-        return [p.strip() for p in pieces if p.strip()]
 
     def _explicit_relevance(
         self, queries: Sequence[Clip], corpus: Sequence[Clip]
@@ -265,9 +258,7 @@ class RetrievalTask(Task):
         """``metadata["relevant"]`` of each query clip that has it, checked against the corpus."""
         corpus_ids = {c.id for c in corpus}
         explicit: dict[str, set[str]] = {}
-        for clip in queries:
-            if "relevant" not in clip.metadata:
-                continue
+        for clip in [q for q in queries if "relevant" in q.metadata]:
             ids = parse_list(clip.metadata["relevant"], field="relevant", clip_id=clip.id)
             unknown = [i for i in ids if i not in corpus_ids]
             if unknown:
@@ -282,26 +273,24 @@ class RetrievalTask(Task):
         self, q_kept: Sequence[_Item], d_kept: Sequence[_Item], explicit: dict[str, set[str]]
     ) -> list[list[int]]:
         """Each query's relevant document indices (explicit ids, own clip, same label)."""
-        by_clip: dict[str, list[int]] = {}
-        by_label: dict[str, list[int]] = {}
+        by_clip: defaultdict[str, set[int]] = defaultdict(set)
+        by_label: defaultdict[str | None, set[int]] = defaultdict(set)
         for d, item in enumerate(d_kept):
-            by_clip.setdefault(item.clip.id, []).append(d)
+            by_clip[item.clip.id].add(d)
             if item.clip.label is not None:
-                by_label.setdefault(item.clip.label, []).append(d)
-        relevance: list[list[int]] = []
+                by_label[item.clip.label].add(d)
         layout, protocol = self.options.layout, self.options.protocol
         # 'all': the reference counts a clip as relevant to itself; audiobench leaves it out.
         own_counts = layout == "paired" or (layout == "all" and protocol == "mteb")
-        for item in q_kept:
-            if item.clip.id in explicit:
-                docs = [d for c in explicit[item.clip.id] for d in by_clip.get(c, [])]
+        relevance: list[list[int]] = []
+        for clip in (item.clip for item in q_kept):
+            if clip.id in explicit:
+                docs = set().union(*(by_clip[c] for c in explicit[clip.id]))
             else:
-                docs = by_clip.get(item.clip.id, []) if own_counts else []
-                if item.clip.label is not None:
-                    docs = docs + by_label.get(item.clip.label, [])
+                docs = by_label.get(clip.label, set()) | (by_clip[clip.id] if own_counts else set())
             if layout == "all" and protocol != "mteb":
-                docs = [d for d in docs if d not in by_clip.get(item.clip.id, [])]
-            relevance.append(sorted(set(docs)))
+                docs = docs - by_clip[clip.id]
+            relevance.append(sorted(docs))
         return relevance
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
@@ -312,25 +301,20 @@ class RetrievalTask(Task):
         explicit = self._explicit_relevance(queries, corpus)
         q_items = self._items(queries, o.query_modality, "query")
         d_items = self._items(corpus, o.document_modality, "document")
-
-        audio_clips = list(
-            {it.clip.id: it.clip for it in [*q_items, *d_items] if it.text is None}.values()
-        )
-        texts = [it.text for it in [*q_items, *d_items] if it.text is not None]
+        items = [*q_items, *d_items]
+        audio_clips = list({it.clip.id: it.clip for it in items if it.text is None}.values())
+        texts = [it.text for it in items if it.text is not None]
         audio_rows, audio, text_rows, text = embed_both(embedder, audio_clips, texts, subset.label)
 
-        def embedded(items: list[_Item]) -> tuple[list[_Item], np.ndarray, int]:
-            """The embedded items, their embedding rows, and how many had no embedding."""
+        def embedded(items: list[_Item], modality: Modal) -> tuple[list[_Item], np.ndarray, int]:
+            """The embedded items, their embedding matrix, and how many had no embedding."""
+            rows, matrix = (audio_rows, audio) if modality == "audio" else (text_rows, text)
             # An audio item without a row is a clip the runner skipped (--on-error skip).
-            kept = [it for it in items if it.text is not None or it.clip.id in audio_rows]
-            rows = [
-                audio[audio_rows[it.clip.id]] if it.text is None else text[text_rows[it.text]]
-                for it in kept
-            ]
-            return kept, np.stack(rows) if rows else np.zeros((0, 0)), len(items) - len(kept)
+            kept = [it for it in items if it.key in rows]
+            return kept, matrix[[rows[it.key] for it in kept]], len(items) - len(kept)
 
-        q_kept, q_matrix, q_lost = embedded(q_items)
-        d_kept, d_matrix, d_lost = embedded(d_items)
+        q_kept, q_matrix, q_lost = embedded(q_items, o.query_modality)
+        d_kept, d_matrix, d_lost = embedded(d_items, o.document_modality)
         if not q_kept or not d_kept:
             raise ValueError(
                 f"{subset.where}: no {'queries' if not q_kept else 'documents'} left once "
@@ -344,11 +328,7 @@ class RetrievalTask(Task):
         q_ids, d_ids = [it.clip.id for it in q_kept], [it.clip.id for it in d_kept]
         missing = [i for i, rel in zip(q_ids, relevance, strict=True) if not rel]
         if missing and (o.on_missing == "raise" or len(missing) == len(q_kept)):
-            hint = (
-                "; pass on_missing='skip' to leave them out (counted in the result)"
-                if o.on_missing == "raise"
-                else ""
-            )
+            hint = ranking_inputs.SKIP_HINT if o.on_missing == "raise" else ""
             raise ValueError(
                 f"{subset.where}: {len(missing)} of {len(q_kept)} queries have no relevant "
                 f"document (query clips: {describe_clips(missing)}){hint}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from itertools import compress
 from typing import Annotated, Any, ClassVar
 
 import numpy as np
@@ -21,7 +22,7 @@ from pydantic import AfterValidator, Field, model_validator
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.pooling import collate
-from audiobench.reports import Count, Report, Signed, Summary, Unit, mean_or_none
+from audiobench.reports import Count, Report, Signed, Summary, Unit, mean_or_none, score_at
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
 
 __all__ = ["SimilarityReport", "SimilaritySummary", "ZeroShotSimilarityTask", "metric_range"]
@@ -47,11 +48,7 @@ def parse_config(config: str) -> tuple[int | None, str]:
 # Metric group -> range of its values: P@k, GSR, CSR, CS (a mean of 1 / (1 + F)),
 # CSCF (a fraction) and purity lie in [0, 1], silhouette in [-1, 1].
 _GROUP_RANGES: dict[str, tuple[float, float]] = {
-    "precision": (0.0, 1.0),
-    "gsr": (0.0, 1.0),
-    "csr": (0.0, 1.0),
-    "cs": (0.0, 1.0),
-    "cscf": (0.0, 1.0),
+    **dict.fromkeys(("precision", "gsr", "csr", "cs", "cscf"), (0.0, 1.0)),
     "silhouette": (-1.0, 1.0),
     "purity": (0.0, 1.0),
 }
@@ -253,22 +250,19 @@ class ZeroShotSimilarityTask(Task):
         self, clips: list[Clip], arrays: list[Any], durations: dict[str, float]
     ) -> tuple[list[Clip], list[Any], Filtered]:
         """Apply the paper's optional filters within one subset, in this order."""
+        if len(arrays) != len(clips):  # compress would silently drop the tail
+            raise RuntimeError(f"{len(arrays)} embeddings for {len(clips)} clips")
+        o = self.options
         keep = np.ones(len(clips), dtype=bool)
-        n_long = n_small = 0
-        percentile = self.options.max_duration_percentile
-        if percentile is not None and clips:
+        if o.max_duration_percentile is not None and clips:
             secs = np.array([durations[c.id] for c in clips])
-            keep &= secs <= np.percentile(secs, percentile)
-            n_long = int((~keep).sum())
-        minimum = self.options.min_clips_per_class
-        if minimum is not None:
-            counts = Counter(c.label for c, k in zip(clips, keep, strict=True) if k)
-            small = np.array([counts[c.label] < minimum for c in clips]) & keep
-            n_small = int(small.sum())
-            keep &= ~small
-        kept = [c for c, k in zip(clips, keep, strict=True) if k]
-        kept_arrays = [a for a, k in zip(arrays, keep, strict=True) if k]
-        return kept, kept_arrays, Filtered(n_long_clips=n_long, n_small_class_clips=n_small)
+            keep &= secs <= np.percentile(secs, o.max_duration_percentile)
+        n_long = int((~keep).sum())
+        if o.min_clips_per_class is not None:
+            counts = Counter(c.label for c in compress(clips, keep))
+            keep &= np.array([counts[c.label] >= o.min_clips_per_class for c in clips], bool)
+        filtered = Filtered(n_long_clips=n_long, n_small_class_clips=int((~keep).sum()) - n_long)
+        return list(compress(clips, keep)), list(compress(arrays, keep)), filtered
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> SimilarityReport:
         from audiobench.metrics import zero_shot_similarity
@@ -277,18 +271,25 @@ class ZeroShotSimilarityTask(Task):
         kept, arrays, dropped = self._filter(kept, arrays, embedder.durations)
         if len(kept) < 2:
             raise ValueError(f"{subset.where}: fewer than 2 clips left to compare")
-        bar = _LazyBar(embedder, f"{self.name} {subset.name} scoring")
+        bars: list[Any] = []  # opened on the engine's first report, when its total is known
+
+        def progress(_what: str, advance: int, total: int) -> None:
+            if not bars:
+                bars.append(embedder.track(f"{self.name} {subset.name} scoring", total, "steps"))
+            bars[0].advance(advance)
+
         try:
             report = zero_shot_similarity(
                 collate(arrays),
                 [c.label for c in kept],
                 ids=[c.id for c in kept],
                 device=self.device,
-                progress=bar,
+                progress=progress,
                 **self.grid(),
             )
         finally:
-            bar.close()
+            for bar in bars:
+                bar.close()
         data = report.to_dict()
         if any(getattr(self.options, f) is not None for f in _FILTERS):
             data["filtered"] = dropped.to_json()
@@ -305,12 +306,8 @@ class ZeroShotSimilarityTask(Task):
         for config, metrics in typed[0].configs.items():
             means = configs[config] = {}
             for metric in metrics:
-                means[metric] = mean_or_none(
-                    _reports.score_at(r.configs, (config, metric)) for r in typed
-                )
-                baselines = [
-                    _reports.score_at(r.configs, (config, metric, "baseline_mean")) for r in typed
-                ]
+                means[metric] = mean_or_none(score_at(r.configs, (config, metric)) for r in typed)
+                baselines = [score_at(r.configs, (config, metric, "baseline_mean")) for r in typed]
                 if any(b is not None for b in baselines):
                     means[f"{metric}_baseline"] = mean_or_none(baselines)
         return SimilaritySummary(configs=configs, n_subsets=len(typed), subsets=list(reports))
@@ -338,21 +335,3 @@ class ZeroShotSimilarityTask(Task):
     def protocol(self) -> dict[str, Any]:
         grid = {k: list(v) if isinstance(v, tuple) else v for k, v in self.grid().items()}
         return {"grid": grid, "filters": self.options.model_dump(include=set(_FILTERS))}
-
-
-class _LazyBar:
-    """Opens a progress bar on the metrics engine's first report, when its total is known."""
-
-    def __init__(self, embedder: Embedder, description: str) -> None:
-        self._embedder = embedder
-        self._description = description
-        self._bar: Any = None
-
-    def __call__(self, _what: str, advance: int, total: int) -> None:
-        if self._bar is None:
-            self._bar = self._embedder.track(self._description, total, "steps")
-        self._bar.advance(advance)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
