@@ -74,19 +74,23 @@ def row_powers_of_two(block: torch.Tensor, exponents: torch.Tensor) -> torch.Ten
     return block * torch.ldexp(ones, exponents).view(-1, *([1] * (block.ndim - 1)))
 
 
-def _scaled(block: torch.Tensor, n_digits: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """``block`` times 2^(8K − E_i) per row, in its own dtype, and the exponents E_i."""
+def _scaled(
+    block: torch.Tensor, n_digits: int, exponents: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``block`` times 2^(8K − E_i) per row, in its own dtype, and the exponents E_i (found
+    unless given)."""
     if n_digits < 1 or n_digits > MAX_DIGITS:
         raise ValueError(f"n_digits must be within 1..{MAX_DIGITS}, got {n_digits}")
     if not block.is_floating_point():
         raise TypeError(f"fixed-point rows need floating-point entries, got {block.dtype}")
     if block.numel() == 0:
         return block.clone(), torch.zeros(block.shape[0], dtype=torch.int64, device=block.device)
-    smallest, largest = torch.aminmax(block, dim=1)
-    if float(smallest.min()) < 0.0:
-        raise ValueError("fixed-point rows need non-negative entries")
-    _, exponents = torch.frexp(largest)  # max < 2**E (E = 0 for a row of zeros)
-    exponents = exponents.to(torch.int64)
+    if exponents is None:
+        smallest, largest = torch.aminmax(block, dim=1)
+        if float(smallest.min()) < 0.0:
+            raise ValueError("fixed-point rows need non-negative entries")
+        _, found = torch.frexp(largest)  # max < 2**E (E = 0 for a row of zeros)
+        exponents = found.to(torch.int64)
     # Multiplying by a power of two is exact (the scaled values stay below 2^(8K) ≤ 2^56, far
     # from overflow in float32), so the scaled values are the entries' own bits.
     return row_powers_of_two(block, DIGIT_BITS * n_digits - exponents), exponents
@@ -108,13 +112,22 @@ def remainder_counts(block: torch.Tensor, candidates: range) -> dict[int, int]:
     return counts
 
 
-def to_fixed_point(block: torch.Tensor, n_digits: int) -> FixedPointRows:
+def to_fixed_point(
+    block: torch.Tensor, n_digits: int, exponents: torch.Tensor | None = None
+) -> FixedPointRows:
     """Write the rows of ``block`` (float32 or float64, non-negative, finite) with
-    ``n_digits`` digits."""
-    scaled, exponents = _scaled(block, n_digits)
+    ``n_digits`` digits. ``exponents``, the E_i of an earlier call on the same rows, saves
+    finding them again (an engine that rebuilds the digits for every pass over a matrix)."""
+    scaled, exponents = _scaled(block, n_digits, exponents)
     whole = torch.trunc(scaled)
-    fraction = scaled.sub_(whole)  # exact: the bits below the last digit
-    rows, columns = torch.nonzero(fraction, as_tuple=True)
+    fraction = scaled.sub_(whole)  # exact: the bits below the last digit, ≥ 0
+    # Remainders are rare: look for them only in the rows that have some.
+    if fraction.shape[1]:
+        with_remainders = torch.nonzero(fraction.amax(dim=1)).flatten()
+    else:
+        with_remainders = torch.zeros(0, dtype=torch.int64, device=block.device)
+    at, columns = torch.nonzero(fraction[with_remainders], as_tuple=True)
+    rows = with_remainders[at]
     values = torch.ldexp(
         fraction[rows, columns].to(torch.float64), exponents[rows] - DIGIT_BITS * n_digits
     )

@@ -119,9 +119,10 @@ WORK_CHUNK: int = 16
 #: batches amortise each pass over the product's operand over more labellings.
 PRODUCT_BATCH_BYTES: int = 1 << 26
 #: Size of the one-hot matrix of the labellings whose AvgID sums one pass over D computes, when
-#: the product's operand is rebuilt for every pass (N = 17,041: about 390 labellings a pass;
-#: the pass's label tables and sums grow with it).
-PRODUCT_PASS_BYTES: int = 1 << 26
+#: the product's operand is rebuilt for every pass (N = 17,041 in 10 classes: 768 labellings a
+#: pass, two passes for 1000; the pass's label tables and sums grow with it: peak 2.2 GB there,
+#: against 2.4 GB for one pass).
+PRODUCT_PASS_BYTES: int = 1 << 27
 #: At most this many labellings per product batch (the per-batch NID and P@k temporaries grow
 #: with it).
 MAX_PRODUCT_BATCH: int = 256
@@ -229,8 +230,10 @@ class RelabellingEvaluator:
         per_entry = self._n_digits if self._integer else 8
         self._blocks = row_ranges(self.n_gsr, self.n_gsr, factor=2 if self._integer else 3)
         self._operands: list[Any] | None = None
+        # Rebuilt digits reuse their rows' exponents (the largest entries do not change).
+        self._exponents: dict[int, torch.Tensor] = {}
         if self.n_gsr**2 * per_entry <= PRODUCT_OPERAND_BYTES:
-            self._operands = [self._operand(start, stop) for start, stop in self._blocks]
+            self._operands = [self._operand(index) for index in range(len(self._blocks))]
 
     def _gsr_rows(self, positions: torch.Tensor) -> torch.Tensor:
         """A copy of the GSR clips' rows of D at GSR ``positions``, self-distances zeroed,
@@ -259,14 +262,19 @@ class RelabellingEvaluator:
 
         return min(counts, key=cost)
 
-    def _operand(self, start: int, stop: int) -> FixedPointRows | torch.Tensor:
+    def _operand(self, index: int) -> FixedPointRows | torch.Tensor:
+        start, stop = self._blocks[index]
         rows = self._gsr_rows(torch.arange(start, stop, device=self.D.device))
-        return to_fixed_point(rows, self._n_digits) if self._integer else rows
+        if not self._integer:
+            return rows
+        fixed = to_fixed_point(rows, self._n_digits, self._exponents.get(index))
+        self._exponents[index] = fixed.exponents
+        return fixed
 
     def _block_operand(self, index: int) -> Any:
         if self._operands is not None:
             return self._operands[index]
-        return self._operand(*self._blocks[index])
+        return self._operand(index)
 
     # -- batches of labellings --------------------------------------------------------------
 

@@ -68,6 +68,11 @@ def test_digits_and_remainders_rebuild_every_entry(n_digits: int) -> None:
     rebuilt[rows.remainder_rows, rows.remainder_columns] += rows.remainder_values
     assert torch.equal(rebuilt, block)
     assert ((rows.digits.to(torch.int64) + 128) <= 255).all()
+    # Rebuilding with the exponents already found gives the same rows.
+    again = to_fixed_point(block, n_digits, rows.exponents)
+    for name in ("digits", "exponents", "remainder_rows", "remainder_columns", "remainder_values"):
+        assert torch.equal(getattr(again, name), getattr(rows, name))
+    assert torch.equal(again.totals, rows.totals)
 
 
 def test_sums_are_the_exact_sums() -> None:
