@@ -120,6 +120,12 @@ class TrialColumns(BaseModel):
     right: str = "right"
     decision: str = "decision"
 
+    def of(self, kind: str) -> tuple[str, str, str]:
+        """A ``kind`` trial's first and second clip, then its margin group or decision."""
+        if kind == TRIPLET:
+            return (self.positive, self.negative, self.margin)
+        return (self.left, self.right, self.decision)
+
 
 #: VocSim's column names.
 DEFAULT_COLUMNS = TrialColumns()
@@ -146,68 +152,60 @@ class Trial:
         return (self.anchor, self.first, self.second)
 
 
-def _table_rows(
-    path: Path, required: Mapping[str, Sequence[str]], optional: Mapping[str, str] | None = None
-) -> list[tuple[str, dict[str, str]]]:
-    """Each row of a CSV table as (``"<file> line <n>"``, field -> stripped cell).
+def _trial(where: str, kind: str, anchor: str, first: str, second: str, last: str) -> Trial | None:
+    """A trial whose ``last`` field holds its margin group (triplet) or decision (2AFC).
+
+    None: a 2AFC trial without an answer (a decision other than ``left``/``right``).
+    """
+    if kind == TRIPLET:
+        return Trial(where, kind, anchor, first, second, group=last.lower() or None)
+    choice = {"left": 0, "right": 1}.get(last.strip().lower())
+    return None if choice is None else Trial(where, kind, anchor, first, second, choice)
+
+
+def _read_table(path: Path, kind: str, columns: TrialColumns) -> tuple[list[Trial], list[str]]:
+    """Trials of ``kind`` from a CSV table, in file order, and where decisions were missing.
 
     A field's column is the first of its names among the headers, matched case-insensitively;
-    a required field without one is an error, an optional one reads as empty.
+    a missing column is an error, except a triplet table's margin group.
     """
+    fields = [columns.anchor, *([name] for name in columns.of(kind))]
+    # A triplet's margin group is optional: without its column every group reads as empty.
+    required = fields[:3] if kind == TRIPLET else fields
     with path.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
-        fields = reader.fieldnames or []
-        lower = {f.strip().lower(): f for f in fields}
-        columns: dict[str, str | None] = {}
-        for field, names in required.items():
-            columns[field] = next((lower[n.lower()] for n in names if n.lower() in lower), None)
-            if columns[field] is None:
-                raise ValueError(
-                    f"{path}: needs a column named {' or '.join(names)}; found {list(fields)}"
-                )
-        for field, name in (optional or {}).items():
-            columns[field] = lower.get(name.lower())
-        return [
-            (
-                f"{path.name} line {line}",
-                {field: (row.get(c) or "").strip() if c else "" for field, c in columns.items()},
-            )
-            for line, row in enumerate(reader, start=2)
+        headers = reader.fieldnames or []
+        lower = {f.strip().lower(): f for f in headers}
+        found = [
+            next((lower[n.lower()] for n in names if n.lower() in lower), None) for names in fields
         ]
+        for names, column in zip(required, found[: len(required)], strict=True):
+            if column is None:
+                raise ValueError(
+                    f"{path}: needs a column named {' or '.join(names)}; found {list(headers)}"
+                )
+        trials, unanswered = [], []
+        for line, row in enumerate(reader, start=2):
+            where = f"{path.name} line {line}"
+            anchor, first, second, last = ((row.get(c) or "").strip() if c else "" for c in found)
+            trial = _trial(where, kind, anchor, first, second, last)
+            if trial is None:
+                unanswered.append(where)
+            else:
+                trials.append(trial)
+    return trials, unanswered
 
 
 def read_triplet_table(path: Path, columns: TrialColumns = DEFAULT_COLUMNS) -> list[Trial]:
     """Triplets from a CSV table (VocSim's ``triplets.csv``), in file order."""
-    required = {"a": columns.anchor, "p": [columns.positive], "n": [columns.negative]}
-    rows = _table_rows(path, required, {"group": columns.margin})
-    return [
-        Trial(where, TRIPLET, row["a"], row["p"], row["n"], group=row["group"].lower() or None)
-        for where, row in rows
-    ]
-
-
-def _choice(decision: str) -> int | None:
-    return {"left": 0, "right": 1}.get(decision.strip().lower())
+    return _read_table(path, TRIPLET, columns)[0]
 
 
 def read_probe_table(
     path: Path, columns: TrialColumns = DEFAULT_COLUMNS
 ) -> tuple[list[Trial], list[str]]:
     """2AFC trials from a CSV table (VocSim's ``probes.csv``), and where decisions were missing."""
-    required = {
-        "x": columns.anchor,
-        "l": [columns.left],
-        "r": [columns.right],
-        "d": [columns.decision],
-    }
-    trials, unanswered = [], []
-    for where, row in _table_rows(path, required):
-        choice = _choice(row["d"])
-        if choice is None:
-            unanswered.append(where)
-        else:
-            trials.append(Trial(where, TWO_AFC, row["x"], row["l"], row["r"], choice))
-    return trials, unanswered
+    return _read_table(path, TWO_AFC, columns)
 
 
 def consistent_trials(trials: Sequence[Trial], threshold: float) -> tuple[list[Trial], int]:
@@ -222,18 +220,17 @@ def consistent_trials(trials: Sequence[Trial], threshold: float) -> tuple[list[T
     groups: dict[tuple[str, frozenset[str]], list[Trial]] = {}
     for trial in trials:
         groups.setdefault((trial.anchor, frozenset((trial.first, trial.second))), []).append(trial)
-    kept, dropped = [], 0
+    kept = []
     for members in groups.values():
         ranked = Counter(t.second if t.choice else t.first for t in members).most_common(2)
         (winner, top), runner_up = ranked[0], ranked[1:]
         if (runner_up and runner_up[0][1] == top) or top / len(members) < threshold:
-            dropped += 1
             continue
         first = members[0]
         repeats = f" (+{len(members) - 1} repeats)" if len(members) > 1 else ""
         choice = 0 if winner == first.first else 1
         kept.append(replace(first, where=first.where + repeats, choice=choice, group=CONSISTENT))
-    return kept, dropped
+    return kept, len(groups) - len(kept)
 
 
 def _distance_name(name: str) -> str:
@@ -445,33 +442,6 @@ class PerceptualAlignmentTask(Task):
                     notes.append(f"{name} not fetched from {source}@{revision}: {problem}")
         return found, notes
 
-    def _metadata_trials(
-        self, clips: Sequence[Clip], where_task: str
-    ) -> tuple[list[Trial], list[str]]:
-        cols = self.options.trial_columns
-        sides = {TRIPLET: (cols.positive, cols.negative), TWO_AFC: (cols.left, cols.right)}
-        trials, unanswered = [], []
-        for clip in clips:
-            meta = {str(k).lower(): str(v).strip() for k, v in clip.metadata.items()}
-            where = f"clip {clip.id!r} ({clip.audio.location})"
-            for kind, (a, b) in sides.items():
-                first, second = meta.get(a, ""), meta.get(b, "")
-                if not (first or second):
-                    continue
-                if not (first and second):
-                    raise ValueError(
-                        f"{where_task}: {where} has one of {a!r} and {b!r} but not the other"
-                    )
-                choice = 0 if kind == TRIPLET else _choice(meta.get(cols.decision, ""))
-                group = meta.get(cols.margin, "").lower() or None if kind == TRIPLET else None
-                if choice is None:
-                    unanswered.append(where)
-                else:
-                    trials.append(
-                        Trial(where, kind, self.clip_key(clip), first, second, choice, group)
-                    )
-        return trials, unanswered
-
     def load_trials(self, clips: Sequence[Clip], where: str) -> tuple[list[Trial], dict[str, Any]]:
         """Every trial, from the tables and the clips' metadata, and where they came from.
 
@@ -479,16 +449,30 @@ class PerceptualAlignmentTask(Task):
         """
         columns = self.options.trial_columns
         tables, notes = self.trial_tables()
-        trials, unanswered = self._metadata_trials(clips, where)
+        trials, unanswered = [], []
+        for clip in clips:
+            meta = {str(k).lower(): str(v).strip() for k, v in clip.metadata.items()}
+            on_clip = f"clip {clip.id!r} ({clip.audio.location})"
+            for kind in KINDS:
+                a, b, last = columns.of(kind)
+                first, second = meta.get(a, ""), meta.get(b, "")
+                if not (first or second):
+                    continue
+                if not (first and second):
+                    raise ValueError(
+                        f"{where}: {on_clip} has one of {a!r} and {b!r} but not the other"
+                    )
+                # The clip is the anchor; its key is looked up only for an answered trial.
+                trial = _trial(on_clip, kind, "", first, second, meta.get(last, ""))
+                if trial is None:
+                    unanswered.append(on_clip)
+                else:
+                    trials.append(replace(trial, anchor=self.clip_key(clip)))
         sources: list[dict[str, Any]] = []
         if trials or unanswered:
             sources.append({"source": "clip metadata", "n_rows": len(trials) + len(unanswered)})
         for kind, path in tables.items():
-            rows, missing = (
-                (read_triplet_table(path, columns), [])
-                if kind == TRIPLET
-                else read_probe_table(path, columns)
-            )
+            rows, missing = _read_table(path, kind, columns)
             trials += rows
             unanswered += missing
             sources.append({"source": str(path), "kind": kind, "n_rows": len(rows) + len(missing)})
@@ -509,9 +493,8 @@ class PerceptualAlignmentTask(Task):
         where, clips = subset.where, subset.clips
         trials, origin = self.load_trials(clips, where)
         keys = [self.clip_key(clip) for clip in clips]
-        index: dict[str, Clip] = {}
-        for key, clip in zip(keys, clips, strict=True):
-            index.setdefault(key, clip)  # trials reach the first clip with a key
+        # Reversed, so that trials reach the first clip with a key.
+        index = dict(zip(reversed(keys), reversed(clips), strict=True))
 
         counts: dict[str, dict[str, int]] = {kind: {} for kind in KINDS}
 
@@ -570,14 +553,12 @@ class PerceptualAlignmentTask(Task):
             "duplicate_keys": sorted({k for k, n in Counter(keys).items() if n > 1})[:EXAMPLES],
         }
         subset.details.update(
-            {
-                "trial_sources": origin["sources"],
-                "trial_tables_not_found": origin["not_found"],
-                "counts": counts,
-                "n_duplicate_keys": len(keys) - len(index),
-                "examples": {k: v for k, v in examples.items() if v},
-                "n_clips_embedded": len(kept),
-            }
+            trial_sources=origin["sources"],
+            trial_tables_not_found=origin["not_found"],
+            counts=counts,
+            n_duplicate_keys=len(keys) - len(index),
+            examples={k: v for k, v in examples.items() if v},
+            n_clips_embedded=len(kept),
         )
         return PerceptualReport.model_validate(scores)
 
@@ -609,13 +590,11 @@ def _trial_sets(trials: Sequence[Trial], where: str) -> dict[tuple[str, str], li
 
 def _drop_duplicate_triplets(trials: Sequence[Trial]) -> tuple[list[Trial], int]:
     """Repeated identical triplets are one judgment (as VocSim); 2AFC repeats are real votes."""
-    seen: set[tuple[str, str, str, str, str | None]] = set()
-    out = []
-    for t in trials:
-        key = (t.kind, t.anchor, t.first, t.second, t.group)
-        if t.kind != TRIPLET or key not in seen:
-            seen.add(key)
-            out.append(t)
+    # Each judgment (a trial, wherever it was read) -> the position it first appears at.
+    first: dict[Trial, int] = {}
+    for i, t in enumerate(trials):
+        first.setdefault(replace(t, where=""), i)
+    out = [t for i, t in enumerate(trials) if t.kind != TRIPLET or first[replace(t, where="")] == i]
     return out, len(trials) - len(out)
 
 
@@ -638,10 +617,8 @@ def _score(
     from audiobench.metrics.calibration import bootstrap_interval
 
     a = np.array([local[t.anchor] for t in trials])
-    first = D[a, [local[t.first] for t in trials]]
-    second = D[a, [local[t.second] for t in trials]]
-    human = np.array([t.choice for t in trials]) == 0
-    chosen, other = np.where(human, first, second), np.where(human, second, first)
+    chosen = D[a, [local[t.second if t.choice else t.first] for t in trials]]
+    other = D[a, [local[t.first if t.choice else t.second] for t in trials]]
     # Percentile 95 % interval of the mean of per-trial scores, resampling trials.
     points = np.where(chosen == other, 0.5, (chosen < other).astype(np.float64))
     ci = bootstrap_interval(points, n_boot, seed) if n_boot else None

@@ -66,6 +66,7 @@ unweighted mean over subsets of each headline number.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import closing
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import numpy as np
@@ -79,20 +80,13 @@ from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
 if TYPE_CHECKING:
     from audiobench.encoder import Encoder
 
-__all__ = [
-    "SI_SDR_CAP_DB",
-    "ReconstructionReport",
-    "ReconstructionSummary",
-    "ReconstructionTask",
-]
+__all__ = ["SI_SDR_CAP_DB", "ReconstructionReport", "ReconstructionSummary", "ReconstructionTask"]
 
 #: Per-clip SI-SDR values are clipped to ±this many dB (see the module docstring).
 SI_SDR_CAP_DB: float = 100.0
 
 #: An SI-SDR value after clipping.
 _Decibels = Annotated[float, Field(ge=-SI_SDR_CAP_DB, le=SI_SDR_CAP_DB)]
-#: Population std of values within ±SI_SDR_CAP_DB: at most the cap.
-_DecibelSpread = Annotated[float, Field(ge=0.0, le=SI_SDR_CAP_DB)]
 
 
 class PerClip(Report):
@@ -116,7 +110,7 @@ class SiSdr(Report):
     """Per-clip SI-SDR (dB) clipped to ±SI_SDR_CAP_DB, and how many values were clipped."""
 
     mean: _Decibels
-    std: _DecibelSpread
+    std: Annotated[float, Field(ge=0.0, le=SI_SDR_CAP_DB)]  # a spread of values within ±cap
     median: _Decibels
     min: _Decibels
     max: _Decibels
@@ -202,9 +196,7 @@ class ReconstructionTask(Task):
         )
         batch_size: int = Field(16, ge=1, description="Clips per call of the codec's decode.")
         chunk_size: int = Field(
-            256,
-            ge=1,
-            description="Reconstructions held in memory and reference-embedded per step.",
+            256, ge=1, description="Reconstructions held in memory and reference-embedded per step."
         )
 
     options = Options()
@@ -244,22 +236,14 @@ class ReconstructionTask(Task):
         from audiobench import registry
 
         device = getattr(encoder, "device", None) or self.device or "cpu"
-        o = self.options
         if device not in self._references:
             self._references[device] = registry.models.create(
-                o.reference_model, pooling=o.reference_pooling, device=device
+                self.options.reference_model, pooling=self.options.reference_pooling, device=device
             )
         return self._references[device]
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> ReconstructionReport:
-        from audiobench.metrics import (
-            embedding_mse_details,
-            log_mel_distance,
-            per_clip_summary,
-            polynomial_mmd,
-            reconstruction_embedding_scores,
-            si_sdr,
-        )
+        from audiobench import metrics
         from audiobench.pooling import collate
 
         encoder = embedder.encoder
@@ -283,8 +267,7 @@ class ReconstructionTask(Task):
         measured: dict[str, tuple[float, float, int]] = {}
         rebuilt_frames: dict[str, np.ndarray] = {}
         chunk = self.options.chunk_size
-        bar = embedder.track(f"{subset.label} decode", len(kept), "clips")
-        try:
+        with closing(embedder.track(f"{subset.label} decode", len(kept), "clips")) as bar:
             for start in range(0, len(kept), chunk):
                 part = kept[start : start + chunk]
                 rebuilt: list[Clip] = []
@@ -296,8 +279,8 @@ class ReconstructionTask(Task):
                         wave, change = match_length(wave, len(original))
                         try:
                             measured[clip.id] = (
-                                si_sdr(original, wave),
-                                log_mel_distance(original, wave, model_rate),
+                                metrics.si_sdr(original, wave),
+                                metrics.log_mel_distance(original, wave, model_rate),
                                 change,
                             )
                         except ValueError as exc:
@@ -311,23 +294,22 @@ class ReconstructionTask(Task):
                     rebuilt, f"{subset.label} reference (reconstructions)", pooled=False
                 )
                 rebuilt_frames.update((c.id, z) for c, z in zip(done, frames, strict=True))
-        finally:
-            bar.close()
         final = [c for c in kept if c.id in rebuilt_frames]
         self._enough(final, subset, "could be embedded by the reference model after decoding")
 
         refs = [np.asarray(original_frames[c.id]) for c in final]
         recs = [np.asarray(rebuilt_frames[c.id]) for c in final]
-        scores = reconstruction_embedding_scores(refs, recs)
-        mse = embedding_mse_details(refs, recs)
+        scores = metrics.reconstruction_embedding_scores(refs, recs)
+        mse = metrics.embedding_mse_details(refs, recs)
+        # kid_poly: the reference model's pooling of each clip's frames, as its embed() pools.
+        rate = reference.meta.sample_rate
         pooled = [
-            _pool(reference, z, of.durations[c.id])
+            reference.pooling(z, reference.n_valid_frames(round(of.durations[c.id] * rate)))
             for of, frames_of in ((of_originals, refs), (of_rebuilt, recs))
             for c, z in zip(final, frames_of, strict=True)
         ]
         stacked = collate(pooled).astype(np.float64)
         sdr, mel, changes = zip(*(measured[c.id] for c in final), strict=True)
-        sdr_array = np.array(sdr, dtype=np.float64)
         bits, bitrate = _bitrate(encoder, final, [codes[c.id] for c in final], embedder.durations)
         subset.details["bitrate"] = bitrate
         self._run = {
@@ -343,19 +325,19 @@ class ReconstructionTask(Task):
         return ReconstructionReport(
             fad=scores["fad"],
             kad=scores["kad"],
-            kid_poly=polynomial_mmd(stacked[: len(final)], stacked[len(final) :]),
+            kid_poly=metrics.polynomial_mmd(stacked[: len(final)], stacked[len(final) :]),
             embedding_mse=None
             if scores["embedding_mse"] is None
             else EmbeddingMse(
-                **per_clip_summary(np.asarray(mse.per_clip, dtype=np.float64)),
+                **metrics.per_clip_summary(np.asarray(mse.per_clip, dtype=np.float64)),
                 n_evaluated=mse.n_evaluated,
                 n_skipped=mse.n_skipped,
             ),
             si_sdr=SiSdr(
-                **per_clip_summary(np.clip(sdr_array, -SI_SDR_CAP_DB, SI_SDR_CAP_DB)),
-                n_capped=int((np.abs(sdr_array) > SI_SDR_CAP_DB).sum()),
+                **metrics.per_clip_summary(np.clip(sdr, -SI_SDR_CAP_DB, SI_SDR_CAP_DB)),
+                n_capped=int((np.abs(sdr) > SI_SDR_CAP_DB).sum()),
             ),
-            log_mel_distance=PerClip(**per_clip_summary(mel)),
+            log_mel_distance=PerClip(**metrics.per_clip_summary(mel)),
             bits_per_second=bits,
             length_matching=LengthMatching(
                 n_trimmed=sum(c < 0 for c in changes),
@@ -449,12 +431,6 @@ class ReconstructionTask(Task):
         }
 
 
-def _pool(reference: Encoder, frames: np.ndarray, seconds: float) -> np.ndarray:
-    """The reference model's pooled embedding of one clip from its unpooled output."""
-    n_samples = round(seconds * reference.meta.sample_rate)
-    return reference.pooling(np.asarray(frames), reference.n_valid_frames(n_samples))
-
-
 def _bitrate(
     encoder: Encoder, clips: Sequence[Clip], outputs: Sequence[Any], durations: dict[str, float]
 ) -> tuple[float | None, dict[str, Any]]:
@@ -467,28 +443,25 @@ def _bitrate(
     if not all(np.issubdtype(a.dtype, np.integer) for a in arrays):
         reason = "the model's outputs are continuous latents, not codes: reconstruction used no "
         reason += "quantised code stream"
-        if nominal is not None:
-            reason += " (nominal_bits_per_second is the bitrate its codes would have)"
-        nominal_of = {} if nominal is None else {"nominal_bits_per_second": nominal}
-        return None, {"method": None, "reason": reason, **nominal_of}
+        if nominal is None:
+            return None, {"method": None, "reason": reason}
+        reason += " (nominal_bits_per_second is the bitrate its codes would have)"
+        return None, {"method": None, "reason": reason, "nominal_bits_per_second": nominal}
     if nominal is not None:
         return nominal, {"method": "encoder.bits_per_second()"}
     widths = {a.shape[1] if a.ndim == 2 else None for a in arrays}
     if len(widths) != 1 or None in widths:
-        return None, {
-            "method": None,
-            "reason": f"codes are not [T, Q] arrays with one Q for every clip (Q: {widths})",
-        }
+        reason = f"codes are not [T, Q] arrays with one Q for every clip (Q: {widths})"
+        return None, {"method": None, "reason": reason}
     frame_rate = sum(a.shape[0] for a in arrays) / sum(durations[c.id] for c in clips)
     size = getattr(encoder, "codebook_size", None)
     if isinstance(size, int) and size >= 1:
         basis = "encoder.codebook_size"
     else:
         # The largest code seen bounds the codebook from below, so the bitrate is a lower bound.
-        size, basis = int(max(int(a.max()) for a in arrays)) + 1, "largest code + 1 (lower bound)"
-    width = widths.pop()
-    assert width is not None
-    return bits_per_second(width, size, frame_rate), {
+        size, basis = max(int(a.max()) for a in arrays) + 1, "largest code + 1 (lower bound)"
+    # Every clip's codes have the same Q (checked above).
+    return bits_per_second(arrays[0].shape[1], size, frame_rate), {
         "method": "codes: Q * log2(codebook size) * frames per second",
         "codebook_size": size,
         "codebook_size_from": basis,
