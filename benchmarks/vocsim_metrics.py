@@ -181,6 +181,7 @@ def _observed(engine) -> dict[str, np.ndarray]:
 
 def run_stage(stage: str, args: argparse.Namespace) -> dict[str, Any]:
     """Set up (untimed), then time one stage; returns wall time and memory."""
+    import scipy.stats  # noqa: F401  (the bootstrap's; importing it takes ~1.2 s, once a process)
     import torch
 
     from audiobench import metrics
