@@ -18,11 +18,14 @@ distances that are mathematically equal must come out bit-identical, not differ 
 
 - *Integer rows* (spearman always: twice the centred average ranks are integers; cosine and
   euclidean when the embeddings are integer-valued) have exact integer products, from a
-  float32 product while every partial sum stays below 2²⁴ and from a float64 one below 2⁵³.
-  From exact g and S, euclidean's ``√(S_a + S_b − 2g)`` is one correctly rounded square root
-  of an exact integer; cosine and spearman use ``ρ = ±√(g² / (S_a·S_b))``, one correctly
-  rounded division of exact integers (while S² < 2⁵³), so equal correlations give equal bits
-  even when the rows' norms differ.
+  float32 product while every partial sum stays below 2²⁴, from a float64 one below 2⁵³, and
+  on the CPU from int8 digits (below). From exact g and S, euclidean's ``√(S_a + S_b − 2g)``
+  is one square root of an exact integer (torch's float64 square root may be one ulp from
+  the correctly rounded one, the same ulp for equal integers); cosine and spearman use
+  ``ρ = ±√(g² / (S_a·S_b))``, one correctly rounded division of exact integers (while
+  S² < 2⁵³), so equal correlations give equal bits even when the rows' norms differ.
+  Integer rows within ±INT8_PAIR_MAX are split into two int8 digits whose products (int32
+  accumulation) are exact and about twice as fast as a float64 product.
 - *Float rows* are multiplied in float64 (error ~10⁻¹⁶, far below float32's rounding, so equal
   distances round to the same float32 with overwhelming probability). Cosine uses the
   centred unit vectors and euclidean the centred vectors: ``‖a − b‖² = S_a + S_b − 2g`` then
