@@ -36,10 +36,15 @@ from pydantic import AfterValidator, Field
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
-from audiobench.encoder import Encoder, Modality
+from audiobench.encoder import Encoder
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
-from audiobench.families.ranking_inputs import check_same_width, embed_text_matrix, unit_rows
+from audiobench.families.ranking_inputs import (
+    check_same_width,
+    embed_text_matrix,
+    require_text_tower,
+    unit_rows,
+)
 from audiobench.metrics.naming import describe_clips
 from audiobench.reports import Count, KeyedReport, Summary, Unit, metric_names
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskScores
@@ -129,11 +134,9 @@ class ZeroShotClassificationTask(Task):
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
-        if Modality.TEXT not in encoder.meta.modalities:
-            raise ValueError(
-                f"model {encoder.meta.name!r} has no text encoder; zero-shot "
-                "classification needs an audio-text model such as CLAP"
-            )
+        require_text_tower(
+            encoder, True, "zero-shot classification needs an audio-text model such as CLAP"
+        )
 
     @classmethod
     def class_text(cls, label: str) -> str:

@@ -34,16 +34,15 @@ def row_ranges(n_rows: int, n_cols: int, *, factor: int = 1) -> list[tuple[int, 
 def gather_block(
     D: torch.Tensor,
     members: torch.Tensor | None,
-    start: int,
-    stop: int,
+    rows: slice | torch.Tensor,
 ) -> torch.Tensor:
-    """Return a fresh copy of ``D[members[start:stop]][:, members]``.
+    """Return a fresh copy of ``D[members[rows]][:, members]``.
 
     ``members`` holds the row/column indices of D that form the set being evaluated (for
     example the labelled clips, or the clips of classes large enough to be scored); ``None``
-    means all of D, in which case this is a plain copy of rows ``start:stop``. Callers modify
-    the copy (masking self-distances, etc.), never D.
+    means all of D, in which case this is a plain copy of the ``rows`` (a range of rows, or
+    the positions of any rows). Callers modify the copy (masking self-distances, etc.), never D.
     """
     if members is None:
-        return D[start:stop].clone()
-    return D.index_select(0, members[start:stop]).index_select(1, members)
+        return D[rows].clone() if isinstance(rows, slice) else D.index_select(0, rows)
+    return D.index_select(0, members[rows]).index_select(1, members)

@@ -109,7 +109,7 @@ def class_statistics(
         intra_sum = torch.empty(n, dtype=torch.float64, device=device)
         maxima = torch.empty(n, dtype=D.dtype, device=device) if intra_max else None
     for start, stop in row_ranges(n, n, factor=4):
-        block = gather_block(D, members, start, stop)
+        block = gather_block(D, members, slice(start, stop))
         rows = torch.arange(stop - start, device=device)
         own = codes[start:stop]
         if pair_sums is not None or class_means is not None:

@@ -97,8 +97,8 @@ def _scaled(
 
 
 def max_digits(n_entries: int) -> int:
-    """The most digits whose integer combination (:func:`combine_digits`) fits int64 in sums
-    of up to ``n_entries`` entries: each digit sum is below 2^8 · n_entries."""
+    """The most digits whose integer combination (:func:`combined_products`) fits int64 in
+    sums of up to ``n_entries`` entries: each digit sum is below 2^8 · n_entries."""
     return min(MAX_DIGITS, (63 - max(n_entries, 1).bit_length()) // DIGIT_BITS)
 
 
@@ -122,10 +122,7 @@ def to_fixed_point(
     whole = torch.trunc(scaled)
     fraction = scaled.sub_(whole)  # exact: the bits below the last digit, ≥ 0
     # Remainders are rare: look for them only in the rows that have some.
-    if fraction.shape[1]:
-        with_remainders = torch.nonzero(fraction.amax(dim=1)).flatten()
-    else:
-        with_remainders = torch.zeros(0, dtype=torch.int64, device=block.device)
+    with_remainders = torch.nonzero((fraction != 0).any(dim=1)).flatten()
     at, columns = torch.nonzero(fraction[with_remainders], as_tuple=True)
     rows = with_remainders[at]
     values = torch.ldexp(
@@ -168,24 +165,9 @@ def combined_products(products: torch.Tensor) -> torch.Tensor:
 def combined_to_float(
     whole: torch.Tensor, counts: torch.Tensor, exponents: torch.Tensor, n_digits: int
 ) -> torch.Tensor:
-    """The float64 sums of :func:`combine_digits` from the combined products ``whole``
-    (rows, m) int64 (:func:`combined_products`, or sums of them)."""
+    """The float64 sums Σ_k (products[k] + 128·counts) · 2^(E_i − 8k) over selections of
+    ``counts`` (rows, m) entries each, from the combined products ``whole`` (rows, m) int64
+    (:func:`combined_products`, or sums of them) of rows with exponents ``exponents``: exact
+    whenever float64 can hold the total, correctly rounded otherwise."""
     whole = whole + counts * _offset(n_digits)
     return row_powers_of_two(whole.to(torch.float64), exponents - DIGIT_BITS * n_digits)
-
-
-def combine_digits(
-    products: torch.Tensor, counts: torch.Tensor, exponents: torch.Tensor
-) -> torch.Tensor:
-    """The float64 sums Σ_k (products[k] + 128·counts) · 2^(E_i − 8k) of (K, rows, m) digit
-    products (:func:`selected_digit_sums`, or entries picked from them) over selections of
-    ``counts`` (rows, m) entries each, for rows with exponents ``exponents`` (rows,).
-
-    The digits are combined as one integer (Horner's scheme in int64) and converted once:
-    exact whenever float64 can hold the total, correctly rounded otherwise.
-    """
-    n_digits = int(products.shape[0])
-    largest = int(counts.max()) if counts.numel() else 0
-    if n_digits > max_digits(largest):
-        raise ValueError(f"{n_digits} digits over {largest} entries overflow int64")
-    return combined_to_float(combined_products(products), counts, exponents, n_digits)

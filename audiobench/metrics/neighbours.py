@@ -97,7 +97,7 @@ def sorted_neighbours(
     indices = torch.empty((n, length), dtype=torch.int64, device=D.device)
     distances = torch.empty((n, length), dtype=D.dtype, device=D.device)
     for start, stop in row_ranges(n, n, factor=2):
-        block = gather_block(D, members, start, stop)
+        block = gather_block(D, members, slice(start, stop))
         rows = torch.arange(stop - start, device=D.device)
         block[rows, rows + start] = torch.inf  # a clip is not its own neighbour
         values, columns = torch.topk(block, take, dim=1, largest=False, sorted=True)

@@ -74,7 +74,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from audiobench.metrics.blocks import row_ranges
+from audiobench.metrics.blocks import gather_block, row_ranges
 from audiobench.metrics.fixed_point import (
     DIGIT_OFFSET,
     FixedPointRows,
@@ -238,10 +238,7 @@ class RelabellingEvaluator:
     def _gsr_rows(self, positions: torch.Tensor) -> torch.Tensor:
         """A copy of the GSR clips' rows of D at GSR ``positions``, self-distances zeroed,
         float64 for the float64 product (D's own dtype for the integer one)."""
-        rows = positions if self.gsr_members is None else self.gsr_members[positions]
-        block = self.D.index_select(0, rows)
-        if self.gsr_members is not None:
-            block = block.index_select(1, self.gsr_members)
+        block = gather_block(self.D, self.gsr_members, positions)
         if not self._integer:
             block = block.to(torch.float64)
         block[torch.arange(positions.shape[0], device=block.device), positions] = 0.0
@@ -438,10 +435,7 @@ class RelabellingEvaluator:
             assert not self.neighbours.exhaustive, "a full list always holds another class"
             for start, stop in row_ranges(int(pending.shape[0]), n, factor=3):
                 which, clips = pending[start:stop].unbind(1)
-                rows = clips if self.gsr_members is None else self.gsr_members[clips]
-                block = self.D.index_select(0, rows)
-                if self.gsr_members is not None:
-                    block = block.index_select(1, self.gsr_members)
+                block = gather_block(self.D, self.gsr_members, clips)
                 own = codes[which, clips]
                 same = codes.index_select(0, which) == own[:, None]  # includes the clip itself
                 nearest[which, clips] = block.masked_fill_(same, torch.inf).amin(dim=1)

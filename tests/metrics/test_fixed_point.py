@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from audiobench.metrics.fixed_point import (
-    combine_digits,
     combined_products,
+    combined_to_float,
     remainder_counts,
     row_powers_of_two,
     selected_digit_sums,
@@ -22,7 +22,8 @@ def _selected_sums(block: torch.Tensor, selection: torch.Tensor, n_digits: int) 
     """Row sums of ``block`` over each column of ``selection`` through the digits."""
     rows = to_fixed_point(block, n_digits)
     counts = selection.sum(dim=0, dtype=torch.int64).expand(block.shape[0], -1)
-    sums = combine_digits(selected_digit_sums(rows, selection), counts, rows.exponents)
+    whole = combined_products(selected_digit_sums(rows, selection))
+    sums = combined_to_float(whole, counts, rows.exponents, n_digits)
     picked = selection[rows.remainder_columns].to(torch.float64)
     sums.index_add_(0, rows.remainder_rows, picked * rows.remainder_values[:, None])
     return sums
