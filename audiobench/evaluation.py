@@ -27,6 +27,7 @@ from audiobench.efficiency import (
     peak_memory_mb,
 )
 from audiobench.encoder import Encoder, check_device
+from audiobench.metrics import kernels
 from audiobench.progress import RichProgress
 from audiobench.results import (
     PINNED_REVISION,
@@ -383,7 +384,7 @@ def _run_one(
         # A task whose data legitimately repeats audio (one clip in several pairs) says so.
         allow_duplicates=bool(getattr(task, "allow_duplicates", False)),
     )
-    with hook if hook is not None else nullcontext():
+    with hook if hook is not None else nullcontext(), kernels.recording() as chosen_kernels:
         scores = task.evaluate(embedder, clips)
     t_done = time.perf_counter()
     stats = embedder.stats
@@ -448,7 +449,9 @@ def _run_one(
             evaluate_s=max(0.0, (t_done - t_loaded) - embed_wall),
             total_s=t_done - t_start,
         ),
-        environment=Environment.capture(config.device, ray=ray_info),
+        environment=Environment.capture(
+            config.device, ray=ray_info, scoring_kernels=chosen_kernels.summary()
+        ),
         date=utc_now(),
     )
     written = result.save(output_dir)

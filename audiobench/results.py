@@ -211,11 +211,28 @@ class Environment(BaseModel):
     torch: str | None = None
     numpy: str
     device: str
+    cpu: str | None = Field(
+        default=None,
+        description="CPU model, torch's kernel level, int8 dot products, usable cores.",
+    )
+    scoring_kernels: dict[str, Any] | None = Field(
+        default=None,
+        description="The scoring kernels chosen (purpose/kernel: count) and the product rates "
+        "measured on this machine that chose them (audiobench.metrics.kernels).",
+    )
     ray: RayInfo | None = Field(default=None, description="Set when encoding ran on Ray.")
 
     @classmethod
-    def capture(cls, device: str, *, ray: RayInfo | None = None) -> Environment:
+    def capture(
+        cls,
+        device: str,
+        *,
+        ray: RayInfo | None = None,
+        scoring_kernels: dict[str, Any] | None = None,
+    ) -> Environment:
         import numpy as np
+
+        from audiobench.machine import cpu_description
 
         try:
             import torch
@@ -229,6 +246,8 @@ class Environment(BaseModel):
             torch=torch_version,
             numpy=np.__version__,
             device=device,
+            cpu=cpu_description(),
+            scoring_kernels=scoring_kernels,
             ray=ray,
         )
 
