@@ -36,6 +36,7 @@ from encoder_throughput import SIZES, save_random_whisper, write_clips
 from audiobench import distributed, registry
 from audiobench.cache import EmbeddingCache
 from audiobench.evaluation import RunConfig
+from audiobench.machine import cpu_description
 from audiobench.models.whisper import WhisperEncoder
 from audiobench.runner import CachedEmbedder
 
@@ -102,6 +103,7 @@ def main() -> None:
             f"Whisper-{size} encoder ({layers} layers, d={d_model}, random weights), "
             f"{len(clips)} clips of 1-12 s, batch size {args.batch_size}, {encoder.dtype}"
         )
+        print(f"  driver CPU: {cpu_description()}")
         print(
             f"  cluster: {int(resources.get('CPU', 0))} CPU(s), "
             f"{int(resources.get('GPU', 0))} GPU(s), {len(ray.nodes())} node(s)"
