@@ -93,6 +93,7 @@ from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.metrics.naming import describe_clips
 from audiobench.pooling import collate
+from audiobench.probes.registry import PROBE_NAMES
 from audiobench.reports import Count, Unit, mean_or_none, metric_names, parse_score_path, score_at
 from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
 
@@ -110,9 +111,6 @@ __all__ = [
     "ClassificationTask",
 ]
 
-#: The probes of :data:`audiobench.probes.PROBES`, named here so that declaring a task
-#: imports no torch (a test keeps the two equal).
-PROBE_NAMES: tuple[str, ...] = ("knn", "linear", "mlp", "attentive", "protobin")
 #: Metrics averaged over splits (multi-class); ``top_<k>_accuracy`` joins them when C > k.
 MULTICLASS_METRICS: tuple[str, ...] = ("accuracy", "balanced_accuracy", "f1_macro")
 #: Metrics averaged over splits (multi-label).
@@ -281,6 +279,16 @@ class ClassificationTask(Task):
             "30 epochs without early stopping, lr/weight-decay grid, full-width attention, "
             "5 seeds).",
         )
+        token_search: Literal["grid", "paper"] = Field(
+            "grid",
+            description="Paper protocol: how the token probes' learning rate and weight decay "
+            "are chosen: 'grid' (a 2 × 2 grid inside the paper's ranges) or 'paper' (the "
+            "paper's search: Sobol then TPE trials under successive halving, the best few "
+            "re-run with 5 seeds; needs pip install 'audiobench[search]').",
+        )
+        token_trials: int = Field(
+            50, ge=1, description="Trials of token_search='paper' (the paper: 50)."
+        )
         token_seeds: int | None = Field(
             None,
             ge=1,
@@ -418,11 +426,13 @@ class ClassificationTask(Task):
         results: dict[str, dict[str, dict[int, dict[str, Any]]]] = {n: {} for n in levels}
         configs: dict[str, dict[str, Any]] = {n: {} for n in levels}
         lines = _FitLines(embedder, subset.label)
+        # Grouped tasks choose hyper-parameters inside training along the same groups.
+        groups = [str(c.group) for c in kept] if o.grouped else None
         n_fits = len(splits) * sum(self.token_seeds if v == "token" else 1 for v in levels.values())
         with closing(embedder.track(f"{subset.label} probes", n_fits, "fits")) as bar:
             for split, name in product(splits, levels):
                 results[name][split.name], configs[name][split.name] = self._fit_seeds(
-                    name, inputs[levels[name]], targets, split, where, lines, bar
+                    name, inputs[levels[name]], targets, split, where, lines, bar, groups
                 )
         info: dict[str, Any] = {
             "method": method,
@@ -532,7 +542,15 @@ class ClassificationTask(Task):
         return [int(v) for v in text] if all(v.lstrip("-").isdigit() for v in text) else list(text)
 
     def _fit_seeds(
-        self, name: str, X: Any, y: Any, split: Split, where: str, lines: _FitLines, bar: Any
+        self,
+        name: str,
+        X: Any,
+        y: Any,
+        split: Split,
+        where: str,
+        lines: _FitLines,
+        bar: Any,
+        groups: list[str] | None = None,
     ) -> tuple[dict[int, dict[str, Any]], dict[str, Any]]:
         """Probe ``name`` fitted on ``split`` of inputs ``X`` and targets ``y`` once per seed:
         each seed's test report, and the probe's configuration (seed -> configuration with
@@ -546,7 +564,13 @@ class ClassificationTask(Task):
 
         o, level = self.options, PROBES[name].level
         paper = o.token_protocol == "paper" and level == "token"
-        kwargs = paper_params(name, multilabel=o.multilabel) if paper else {}
+        kwargs = (
+            paper_params(
+                name, multilabel=o.multilabel, search=o.token_search, trials=o.token_trials
+            )
+            if paper
+            else {}
+        )
         kwargs |= o.probe_params.get(name, {})
         if issubclass(PROBES[name], TorchProbe) and self.device is not None:
             kwargs.setdefault("device", self.device)
@@ -567,7 +591,12 @@ class ClassificationTask(Task):
                     # torch's "not writable" warning is a false alarm (copying would double
                     # the memory of frame sequences).
                     warnings.filterwarnings("ignore", "The given NumPy array is not writable")
-                    probe.fit(*train, progress=lines.during(f"{label}: "), **held_out)
+                    probe.fit(
+                        *train,
+                        groups=None if groups is None else [groups[i] for i in split.train],
+                        progress=lines.during(f"{label}: "),
+                        **held_out,
+                    )
                     scores = probe.predict_scores(part(X, split.test))
             except ValueError as exc:
                 raise error_in_context(exc, context) from exc
@@ -583,7 +612,7 @@ class ClassificationTask(Task):
             lines.say(f"{label}: {metric} {report[metric]:.4f} ({time.perf_counter() - t0:.1f} s)")
             configs[str(seed)] = probe.config()
             if isinstance(probe, TorchProbe) and seed == o.seed:
-                kwargs |= {k: probe.chosen_[k] for k in ("lr", "weight_decay")}
+                kwargs |= probe.fixed_choice()
             bar.advance(1)
         return reports, configs if n_seeds > 1 else configs[str(o.seed)]
 

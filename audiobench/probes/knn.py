@@ -200,7 +200,9 @@ class KNNProbe(Probe):
             scores = self._evaluate_grid(train, targets, queries, val_targets, ks)
         else:
             method = "inner_cv"
-            folds = inner_cv_folds(targets, n_splits=self.n_splits, seed=self.seed)
+            folds = inner_cv_folds(
+                targets, n_splits=self.n_splits, seed=self.seed, groups=self.fit_groups
+            )
             n_splits = len(folds)
             per_fold = np.array(
                 [

@@ -407,7 +407,9 @@ class LinearProbe(Probe):
             design = self._design(inputs, val_inputs, device, keep_lift=True)
         else:
             method = "inner_cv"
-            folds = inner_cv_folds(targets, n_splits=self.n_splits, seed=self.seed)
+            folds = inner_cv_folds(
+                targets, n_splits=self.n_splits, seed=self.seed, groups=self.fit_groups
+            )
             n_splits = len(folds)
             fit_sets = [
                 _FitSet(
