@@ -66,7 +66,15 @@ validation mAP (accuracy for multi-class tasks), the attentive probe at the mode
 width, 5 seeds. The default stays because it is cheaper (one fit per split, no grid) and
 puts every neural probe of the family, the MLP included, under one recipe, so that their
 differences come from the architecture; the paper protocol is the one to use to compare with
-the paper's figures. Either way the token map is the same.
+the paper's figures. Either way the token map is the same. Under the paper protocol,
+``token_search="paper"`` replaces the grid with the paper's own search (``token_trials``
+trials, Sobol then TPE under successive halving, a validation fold designated a priori on
+cross-validated tasks; :mod:`audiobench.probes.search`, needs ``audiobench[search]``); the
+probe's configuration records every trial and the choice.
+
+With ``grouped``, every choice of hyper-parameters inside a training part (inner folds, a
+held-out part) keeps each group on one side too, so a probe is tuned for new speakers or
+individuals, as it is scored.
 
 ``protocol="mteb"`` scores as MTEB scores MAEB's classification tasks instead (few-shot
 logistic regression, main score ``accuracy``, or ``lrap`` for multi-label tasks; probes, folds
@@ -429,10 +437,12 @@ class ClassificationTask(Task):
         # Grouped tasks choose hyper-parameters inside training along the same groups.
         groups = [str(c.group) for c in kept] if o.grouped else None
         n_fits = len(splits) * sum(self.token_seeds if v == "token" else 1 for v in levels.values())
+        token_splits = self._token_splits(method, splits, targets, groups, class_names, where)
         with closing(embedder.track(f"{subset.label} probes", n_fits, "fits")) as bar:
             for split, name in product(splits, levels):
+                used = token_splits.get(split.name, split) if levels[name] == "token" else split
                 results[name][split.name], configs[name][split.name] = self._fit_seeds(
-                    name, inputs[levels[name]], targets, split, where, lines, bar, groups
+                    name, inputs[levels[name]], targets, used, where, lines, bar, groups
                 )
         info: dict[str, Any] = {
             "method": method,
@@ -523,6 +533,31 @@ class ClassificationTask(Task):
         except ValueError as exc:
             raise error_in_context(exc, where) from exc
         return method, splits
+
+    def _token_splits(
+        self,
+        method: str,
+        splits: list[Split],
+        targets: Any,
+        groups: list[str] | None,
+        class_names: list[str],
+        where: str,
+    ) -> dict[str, Split]:
+        """The paper's search on a cross-validated task: each fold split with its validation
+        fold designated a priori (:func:`~audiobench.probes.splits.with_validation_folds`),
+        by split name, for the token probes; otherwise none."""
+        from audiobench.probes.splits import check_split, with_validation_folds
+
+        o = self.options
+        if not (method == "folds" and o.token_protocol == "paper" and o.token_search == "paper"):
+            return {}
+        try:
+            designated = with_validation_folds(splits)
+            for s in designated:
+                check_split(s, targets, groups, multilabel=o.multilabel, class_names=class_names)
+        except ValueError as exc:
+            raise error_in_context(exc, f"{where}, token probes' validation folds") from exc
+        return {s.name: s for s in designated}
 
     def _fold_ids(self, clips: list[Clip], where: str) -> list[int | str]:
         """Each clip's fold, checked against the declared ones (integers when all are)."""

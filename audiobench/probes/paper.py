@@ -49,9 +49,10 @@ appendix D.4 and its Table 10:
     Optuna (``pip install 'audiobench[search]'``). ``trials`` sets the budget (half of it
     Sobol).
 
-  The paper designates one fold of a cross-validated dataset a priori as the validation
-  fold; here such a task's folds are leave-one-fold-out test splits, and the held-out part
-  is cut from the training folds. A task or a run may replace any of it through
+  On a cross-validated task the paper designates one fold a priori as the validation fold:
+  under ``"paper"``, the split testing fold ``i`` validates on the next fold and trains on
+  the others (:func:`~audiobench.probes.splits.with_validation_folds`); the grid keeps the
+  20 % held out of the training folds. A task or a run may replace any of it through
   ``probe_params``;
 - the attentive probe at the model's full width (``dim`` = the token width);
 - :data:`PAPER_SEEDS` seeds, reported as mean ± standard deviation; the first chooses the

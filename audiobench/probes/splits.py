@@ -41,6 +41,7 @@ __all__ = [
     "grouped_split",
     "groups_in_several_parts",
     "split_from_labels",
+    "with_validation_folds",
 ]
 
 
@@ -308,6 +309,28 @@ def fold_splits(
         for split in splits:
             check_split(split, labels, groups, multilabel=multilabel)
     return splits
+
+
+def with_validation_folds(splits: Sequence[Split]) -> list[Split]:
+    """Leave-one-fold-out ``splits`` (:func:`fold_splits`) with a validation fold designated a
+    priori: for the split testing fold ``i``, the next fold in order (cyclically) validates
+    and the remaining folds train. Names and test parts stay; the splits need 3 folds or more.
+
+    The probing paper's selection for cross-validated datasets: hyper-parameters chosen on one
+    designated fold rather than on a random part of the training folds.
+    """
+    if len(splits) < 3:
+        raise ValueError(
+            f"a validation fold beside the test fold needs at least 3 folds, got {len(splits)}"
+        )
+    designated = []
+    for i, split in enumerate(splits):
+        validation = splits[(i + 1) % len(splits)].test
+        train = np.setdiff1d(split.train, validation, assume_unique=True)
+        designated.append(
+            Split(name=split.name, train=train, test=split.test, validation=validation)
+        )
+    return designated
 
 
 def groups_in_several_parts(split: Split, groups: Sequence[Hashable | None]) -> int | None:

@@ -195,3 +195,41 @@ def test_ungrouped_inner_folds_are_unchanged() -> None:
     ):
         np.testing.assert_array_equal(a, c)
         np.testing.assert_array_equal(b, d)
+
+
+def test_grouped_task_tunes_its_probes_for_new_speakers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the classification family: a grouped task hands each training part's groups
+    to the probes, whose inner folds then keep every speaker on one side. (On six training
+    speakers the choice itself is noisy; the inner estimates are honest.)"""
+    from tests.families.test_classification import FakeEmbedder, make_clip, task_class
+
+    X, y, groups = planted_speakers(0)
+    clips = [
+        make_clip(f"c{i:03d}", f"class-{label}", group=str(group))
+        for i, (label, group) in enumerate(zip(y, groups, strict=True))
+    ]
+    vectors = {clip.id: row for clip, row in zip(clips, X, strict=True)}
+    seen: list[tuple[np.ndarray, Folds]] = []
+    real = linear_module.inner_cv_folds
+
+    def recorded(targets: np.ndarray, **kwargs: Any) -> Folds:
+        folds = real(targets, **kwargs)
+        seen.append((kwargs["groups"], folds))
+        return folds
+
+    monkeypatch.setattr(linear_module, "inner_cv_folds", recorded)
+    task = task_class(
+        "TestGroupedTuning", probes=("linear", "knn"), grouped=True, generated_folds=4
+    )
+    result = task().evaluate(FakeEmbedder(vectors), clips)
+    configs = result.details["probes"]["default"]
+    assert len(seen) == 4  # one linear fit per outer group fold
+    for codes, folds in seen:
+        assert codes is not None
+        assert_no_group_on_both_sides(folds, codes)
+    # Every inner estimate is one for new speakers (the leaky folds score >= 0.95 on this
+    # data, test_planted_speaker_signal_changes_the_knn_and_linear_choice).
+    for probe in ("linear", "knn"):
+        for split, config in configs[probe].items():
+            assert config["selection"]["method"] == "inner_cv"
+            assert max(row["score"] for row in config["selection"]["scores"]) < 0.9, split

@@ -12,6 +12,7 @@ import pytest
 from audiobench.probes import ProtoBinProbe, make_probe
 from audiobench.probes.paper import PAPER_GRIDS, PAPER_PROTOTYPES, PAPER_RANGES, paper_params
 from audiobench.probes.search import EpochReport, PaperSearch, require_optuna, run_search
+from audiobench.probes.splits import fold_splits, with_validation_folds
 
 from .data import event_sequences
 
@@ -156,6 +157,21 @@ def test_missing_optuna_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None
 # ---------------------------------------------------------------------------- the family
 
 
+def test_validation_folds_are_designated_a_priori() -> None:
+    folds = np.repeat([1, 2, 3, 4], 5)
+    splits = with_validation_folds(fold_splits(folds))
+    for i, split in enumerate(splits):
+        test_fold, val_fold = i + 1, (i + 1) % 4 + 1
+        assert split.name == f"fold-{test_fold}"
+        np.testing.assert_array_equal(split.test, np.flatnonzero(folds == test_fold))
+        assert split.validation is not None
+        np.testing.assert_array_equal(split.validation, np.flatnonzero(folds == val_fold))
+        kept = np.flatnonzero((folds != test_fold) & (folds != val_fold))
+        np.testing.assert_array_equal(split.train, kept)
+    with pytest.raises(ValueError, match="at least 3 folds, got 2"):
+        with_validation_folds(fold_splits([1, 1, 2, 2]))
+
+
 def test_family_paper_search_records_trials_and_reuses_the_choice_across_seeds() -> None:
     pytest.importorskip("optuna")
     from tests.families.test_classification import FakeEmbedder, separable, task_class
@@ -177,6 +193,11 @@ def test_family_paper_search_records_trials_and_reuses_the_choice_across_seeds()
     configs = result.details["probes"]["default"]["protobin"]["fold-1"]
     first, second = configs["0"], configs["1"]
     assert first["selection"]["method"] == "paper_search"
+    # A cross-validated task: fold 2 (the next one) validates, fold 3 trains, fold 1 tests.
+    assert first["selection"]["validation"] == "validation"
+    sizes = result.details["splits"]["default"]["splits"]
+    assert first["n_validation"] == sizes["fold-2"]["n_test"]
+    assert first["n_train"] == sizes["fold-1"]["n_train"] - sizes["fold-2"]["n_test"]
     assert first["selection"]["n_trials"] == 2 and len(first["selection"]["trials"]) == 2
     assert first["params"]["search"]["lr"] == [2e-3, 8e-2]
     # The second seed trains and tests with the first seed's choice.
