@@ -1,6 +1,8 @@
 """Shared machinery of the neural probes (MLP, attentive pooling, binarised prototypes).
 
-One training recipe for all of them, so their results differ by architecture only:
+One training recipe for all of them (:class:`~audiobench.probes.recipe.TrainingRecipe`, each
+class's defaults in :attr:`TorchProbe.default_recipe`), so their results differ by
+architecture only:
 
 - inputs standardised with the training statistics (per feature; for frame sequences over all
   training frames), because embeddings from different models differ in scale by orders of
@@ -17,8 +19,11 @@ One training recipe for all of them, so their results differ by architecture onl
 ``lr`` and ``weight_decay`` may be grids (sequences): every combination is trained and the one
 with the best accuracy (multi-label: macro mAP over the classes with a positive) on the
 validation split is kept; without a validation split, a seeded part of the training clips
-(``holdout``, stratified by class) scores them and the chosen combination is then trained on
-all training clips. Ties go to the earlier grid point.
+(``holdout``, stratified by class; whole groups when ``fit`` is given groups) scores them and
+the chosen combination is then trained on all training clips. Ties go to the earlier grid
+point. With a ``search`` in the recipe, the probing paper's search
+(:mod:`audiobench.probes.search`) chooses them instead, on the same validation or held-out
+clips.
 
 Determinism: the whole fit runs under :func:`torch.random.fork_rng` seeded with ``seed``
 (initialisation and dropout), so the same inputs and seed give identical scores on CPU, and
