@@ -18,7 +18,11 @@ All share the :class:`Probe` surface (``fit``, ``predict_scores``, ``predict``, 
 with ``multilabel=True``, a binary indicator matrix. :mod:`audiobench.probes.splits` builds
 train/validation/test index splits (given, fold-wise, grouped) and checks them;
 :mod:`audiobench.probes.paper` cuts an encoder's output to its token map and holds the probing
-paper's recipe for the token probes (asymmetric loss: :mod:`audiobench.probes.losses`).
+paper's recipe for the token probes (asymmetric loss: :mod:`audiobench.probes.losses`; its
+search: :mod:`audiobench.probes.search`). The neural probes share one typed training recipe
+(:class:`~audiobench.probes.recipe.TrainingRecipe`). Probe names are registered once, in
+:mod:`audiobench.probes.registry`; reading them (``PROBE_NAMES``, ``probe_level``) imports no
+torch or scikit-learn, and the rest of this package is imported when first used.
 """
 
 from __future__ import annotations

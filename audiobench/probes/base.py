@@ -400,7 +400,9 @@ def inner_cv_folds(
         if n_groups < 2:
             raise ValueError(
                 "choosing hyper-parameters without a validation split needs training clips "
-                f"from at least 2 groups (inner folds keep each group on one side), got {n_groups}"
+                f"from at least 2 groups (inner folds keep each group on one side), got "
+                f"{n_groups}; give the data a validation split, or fix the value "
+                "(probe_params, e.g. {'linear': {'C': 1.0}}, {'knn': {'k': 5}})"
             )
         return group_folds(targets, groups, min(n_splits, n_groups), seed, targets.ndim == 2)
     if targets.ndim == 1:

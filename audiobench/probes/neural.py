@@ -157,7 +157,9 @@ def holdout_split(
         if n_groups < 2:
             raise ValueError(
                 "choosing hyper-parameters without a validation split needs training clips "
-                f"from at least 2 groups (the held-out part takes whole groups), got {n_groups}"
+                f"from at least 2 groups (the held-out part takes whole groups), got "
+                f"{n_groups}; give the data a validation split, or fix the values "
+                "(probe_params, e.g. {'mlp': {'lr': 0.001, 'weight_decay': 0.01}})"
             )
         k = min(max(2, round(1 / fraction)), n_groups)
         train, held = group_folds(targets, codes, k, seed, targets.ndim == 2)[0]
