@@ -89,10 +89,10 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, closing, nullcontext
 from itertools import product
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Self, TypeVar, cast
 
 import numpy as np
-from pydantic import AfterValidator, Field, model_serializer
+from pydantic import AfterValidator, Field, model_serializer, model_validator
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 from audiobench import reports as _reports
@@ -303,6 +303,15 @@ class ClassificationTask(Task):
             description="Seeds per token probe (seed, seed + 1, ...; mean ± std over them). "
             "None: 5 under the paper protocol, else 1.",
         )
+
+        @model_validator(mode="after")
+        def _search_needs_paper(self) -> Self:
+            if self.token_search == "paper" and self.token_protocol != "paper":
+                raise ValueError(
+                    "token_search='paper' is the paper protocol's search: add "
+                    "-O token_protocol=paper (the default protocol has no search)"
+                )
+            return self
 
     options: Options = Options()
 

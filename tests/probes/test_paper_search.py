@@ -174,8 +174,11 @@ def test_validation_folds_are_designated_a_priori() -> None:
 
 def test_family_paper_search_records_trials_and_reuses_the_choice_across_seeds() -> None:
     pytest.importorskip("optuna")
+    from audiobench.families import ClassificationTask
     from tests.families.test_classification import FakeEmbedder, separable, task_class
 
+    with pytest.raises(ValueError, match="add -O token_protocol=paper"):
+        ClassificationTask.Options(token_search="paper")
     clips, vectors, frames = separable(n_classes=3, per_class=8)
     task = task_class(
         "TestPaperSearch",
