@@ -66,7 +66,15 @@ validation mAP (accuracy for multi-class tasks), the attentive probe at the mode
 width, 5 seeds. The default stays because it is cheaper (one fit per split, no grid) and
 puts every neural probe of the family, the MLP included, under one recipe, so that their
 differences come from the architecture; the paper protocol is the one to use to compare with
-the paper's figures. Either way the token map is the same.
+the paper's figures. Either way the token map is the same. Under the paper protocol,
+``token_search="paper"`` replaces the grid with the paper's own search (``token_trials``
+trials, Sobol then TPE under successive halving, a validation fold designated a priori on
+cross-validated tasks; :mod:`audiobench.probes.search`, needs ``audiobench[search]``); the
+probe's configuration records every trial and the choice.
+
+With ``grouped``, every choice of hyper-parameters inside a training part (inner folds, a
+held-out part) keeps each group on one side too, so a probe is tuned for new speakers or
+individuals, as it is scored.
 
 ``protocol="mteb"`` scores as MTEB scores MAEB's classification tasks instead (few-shot
 logistic regression, main score ``accuracy``, or ``lrap`` for multi-label tasks; probes, folds
@@ -81,10 +89,10 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, closing, nullcontext
 from itertools import product
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Self, TypeVar, cast
 
 import numpy as np
-from pydantic import AfterValidator, Field, model_serializer
+from pydantic import AfterValidator, Field, model_serializer, model_validator
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 from audiobench import reports as _reports
@@ -93,6 +101,7 @@ from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.metrics.naming import describe_clips
 from audiobench.pooling import collate
+from audiobench.probes.registry import PROBE_NAMES
 from audiobench.reports import Count, Unit, mean_or_none, metric_names, parse_score_path, score_at
 from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
 
@@ -110,9 +119,6 @@ __all__ = [
     "ClassificationTask",
 ]
 
-#: The probes of :data:`audiobench.probes.PROBES`, named here so that declaring a task
-#: imports no torch (a test keeps the two equal).
-PROBE_NAMES: tuple[str, ...] = ("knn", "linear", "mlp", "attentive", "protobin")
 #: Metrics averaged over splits (multi-class); ``top_<k>_accuracy`` joins them when C > k.
 MULTICLASS_METRICS: tuple[str, ...] = ("accuracy", "balanced_accuracy", "f1_macro")
 #: Metrics averaged over splits (multi-label).
@@ -281,12 +287,31 @@ class ClassificationTask(Task):
             "30 epochs without early stopping, lr/weight-decay grid, full-width attention, "
             "5 seeds).",
         )
+        token_search: Literal["grid", "paper"] = Field(
+            "grid",
+            description="Paper protocol: how the token probes' learning rate and weight decay "
+            "are chosen: 'grid' (a 2 × 2 grid inside the paper's ranges) or 'paper' (the "
+            "paper's search: Sobol then TPE trials under successive halving, the best few "
+            "re-run with 5 seeds; needs pip install 'audiobench[search]').",
+        )
+        token_trials: int = Field(
+            50, ge=1, description="Trials of token_search='paper' (the paper: 50)."
+        )
         token_seeds: int | None = Field(
             None,
             ge=1,
             description="Seeds per token probe (seed, seed + 1, ...; mean ± std over them). "
             "None: 5 under the paper protocol, else 1.",
         )
+
+        @model_validator(mode="after")
+        def _search_needs_paper(self) -> Self:
+            if self.token_search == "paper" and self.token_protocol != "paper":
+                raise ValueError(
+                    "token_search='paper' is the paper protocol's search: add "
+                    "-O token_protocol=paper (the default protocol has no search)"
+                )
+            return self
 
     options: Options = Options()
 
@@ -418,11 +443,15 @@ class ClassificationTask(Task):
         results: dict[str, dict[str, dict[int, dict[str, Any]]]] = {n: {} for n in levels}
         configs: dict[str, dict[str, Any]] = {n: {} for n in levels}
         lines = _FitLines(embedder, subset.label)
+        # Grouped tasks choose hyper-parameters inside training along the same groups.
+        groups = [str(c.group) for c in kept] if o.grouped else None
         n_fits = len(splits) * sum(self.token_seeds if v == "token" else 1 for v in levels.values())
+        token_splits = self._token_splits(method, splits, targets, groups, class_names, where)
         with closing(embedder.track(f"{subset.label} probes", n_fits, "fits")) as bar:
             for split, name in product(splits, levels):
+                used = token_splits.get(split.name, split) if levels[name] == "token" else split
                 results[name][split.name], configs[name][split.name] = self._fit_seeds(
-                    name, inputs[levels[name]], targets, split, where, lines, bar
+                    name, inputs[levels[name]], targets, used, where, lines, bar, groups
                 )
         info: dict[str, Any] = {
             "method": method,
@@ -514,6 +543,31 @@ class ClassificationTask(Task):
             raise error_in_context(exc, where) from exc
         return method, splits
 
+    def _token_splits(
+        self,
+        method: str,
+        splits: list[Split],
+        targets: Any,
+        groups: list[str] | None,
+        class_names: list[str],
+        where: str,
+    ) -> dict[str, Split]:
+        """The paper's search on a cross-validated task: each fold split with its validation
+        fold designated a priori (:func:`~audiobench.probes.splits.with_validation_folds`),
+        by split name, for the token probes; otherwise none."""
+        from audiobench.probes.splits import check_split, with_validation_folds
+
+        o = self.options
+        if not (method == "folds" and o.token_protocol == "paper" and o.token_search == "paper"):
+            return {}
+        try:
+            designated = with_validation_folds(splits)
+            for s in designated:
+                check_split(s, targets, groups, multilabel=o.multilabel, class_names=class_names)
+        except ValueError as exc:
+            raise error_in_context(exc, f"{where}, token probes' validation folds") from exc
+        return {s.name: s for s in designated}
+
     def _fold_ids(self, clips: list[Clip], where: str) -> list[int | str]:
         """Each clip's fold, checked against the declared ones (integers when all are)."""
         o = self.options
@@ -532,7 +586,15 @@ class ClassificationTask(Task):
         return [int(v) for v in text] if all(v.lstrip("-").isdigit() for v in text) else list(text)
 
     def _fit_seeds(
-        self, name: str, X: Any, y: Any, split: Split, where: str, lines: _FitLines, bar: Any
+        self,
+        name: str,
+        X: Any,
+        y: Any,
+        split: Split,
+        where: str,
+        lines: _FitLines,
+        bar: Any,
+        groups: list[str] | None = None,
     ) -> tuple[dict[int, dict[str, Any]], dict[str, Any]]:
         """Probe ``name`` fitted on ``split`` of inputs ``X`` and targets ``y`` once per seed:
         each seed's test report, and the probe's configuration (seed -> configuration with
@@ -546,7 +608,13 @@ class ClassificationTask(Task):
 
         o, level = self.options, PROBES[name].level
         paper = o.token_protocol == "paper" and level == "token"
-        kwargs = paper_params(name, multilabel=o.multilabel) if paper else {}
+        kwargs = (
+            paper_params(
+                name, multilabel=o.multilabel, search=o.token_search, trials=o.token_trials
+            )
+            if paper
+            else {}
+        )
         kwargs |= o.probe_params.get(name, {})
         if issubclass(PROBES[name], TorchProbe) and self.device is not None:
             kwargs.setdefault("device", self.device)
@@ -567,7 +635,12 @@ class ClassificationTask(Task):
                     # torch's "not writable" warning is a false alarm (copying would double
                     # the memory of frame sequences).
                     warnings.filterwarnings("ignore", "The given NumPy array is not writable")
-                    probe.fit(*train, progress=lines.during(f"{label}: "), **held_out)
+                    probe.fit(
+                        *train,
+                        groups=None if groups is None else [groups[i] for i in split.train],
+                        progress=lines.during(f"{label}: "),
+                        **held_out,
+                    )
                     scores = probe.predict_scores(part(X, split.test))
             except ValueError as exc:
                 raise error_in_context(exc, context) from exc
@@ -583,7 +656,7 @@ class ClassificationTask(Task):
             lines.say(f"{label}: {metric} {report[metric]:.4f} ({time.perf_counter() - t0:.1f} s)")
             configs[str(seed)] = probe.config()
             if isinstance(probe, TorchProbe) and seed == o.seed:
-                kwargs |= {k: probe.chosen_[k] for k in ("lr", "weight_decay")}
+                kwargs |= probe.fixed_choice()
             bar.advance(1)
         return reports, configs if n_seeds > 1 else configs[str(o.seed)]
 
