@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import sys
@@ -322,6 +323,12 @@ def evaluate(
         tasks += [t for t in bench.tasks if t not in tasks]
     if not tasks:
         raise _fail("give at least one --task (or a --benchmark)", code=2)
+    if not (math.isfinite(max_clip_seconds) and max_clip_seconds >= 0):
+        raise _fail(
+            f"--max-clip-seconds must be a number of seconds >= 0 (0: no limit), "
+            f"got {max_clip_seconds}",
+            code=2,
+        )
     try:
         model_options = parse_options(model_option or [], "--model-option")
         task_options = parse_options(task_option or [], "--task-option")
@@ -350,7 +357,7 @@ def evaluate(
             revision=revision,
             overwrite=overwrite,
             on_error=on_error.value,
-            max_clip_seconds=max_clip_seconds if max_clip_seconds > 0 else None,
+            max_clip_seconds=max_clip_seconds or None,  # 0: no limit
             cache_dir=cache_dir,
             use_cache=not no_cache,
             dataset=dataset,
@@ -568,7 +575,7 @@ def cache_info(
     try:
         _cache_info(EmbeddingCache, cache_dir)
     except USER_ERRORS as exc:
-        raise _fail(f"{exc} (`audiobench cache clear` removes a damaged cache)") from None
+        raise _fail(str(exc)) from None
 
 
 def _cache_info(cache_type: Any, cache_dir: Path | None) -> None:
@@ -609,14 +616,20 @@ def cache_clear(
     from audiobench.cache import EmbeddingCache
 
     try:
-        with EmbeddingCache(cache_dir) as cache:
-            what = f"cached embeddings of {model!r}" if model else "all cached embeddings"
-            if not yes and not typer.confirm(f"Delete {what} in {cache.path}?"):
-                raise typer.Exit(1)
-            n = cache.clear(model)
+        # A damaged database is what this command is advised for: opening repairs it
+        # (deletes it and starts an empty one), as does a damage found while clearing.
+        with EmbeddingCache(cache_dir, repair=True) as cache:
+            if not cache.repaired:
+                what = f"cached embeddings of {model!r}" if model else "all cached embeddings"
+                if not yes and not typer.confirm(f"Delete {what} in {cache.path}?"):
+                    raise typer.Exit(1)
+                n = cache.clear(model)
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from None
-    out.print(f"deleted {n} embedding(s)")
+    if cache.repaired:
+        out.print(f"{cache.path} was damaged: deleted it and started an empty cache")
+    else:
+        out.print(f"deleted {n} embedding(s)")
 
 
 def _human(n: int) -> str:

@@ -13,7 +13,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.console import Console
 from rich.markup import escape
 
@@ -27,6 +27,8 @@ from audiobench.efficiency import (
     peak_memory_mb,
 )
 from audiobench.encoder import Encoder, check_device
+from audiobench.errors import OptionError
+from audiobench.options import option_problems
 from audiobench.progress import RichProgress
 from audiobench.results import (
     PINNED_REVISION,
@@ -58,7 +60,9 @@ class RunConfig(BaseModel):
     ``model_options`` go to the encoder (its own ``Options``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, arbitrary_types_allowed=True, allow_inf_nan=False
+    )
 
     output_dir: Path = Field(Path("results"), description="DIR/<model>/<revision>/<Task>.json")
     batch_size: int = Field(16, ge=1, description="Clips per encoder batch.")
@@ -97,6 +101,14 @@ class RunConfig(BaseModel):
         description="How audio reaches the workers: the driver ships the encoded bytes, or "
         "the workers read the paths (shared filesystem or hub cache).",
     )
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> RunConfig:  # type: ignore[override]
+        """Validate settings; a refused one is an :class:`OptionError` naming it."""
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as exc:
+            raise OptionError(f"invalid setting(s): {option_problems(exc)}") from None
 
 
 def _make_task(spec: str | Task, config: RunConfig) -> Task:

@@ -114,6 +114,8 @@ class WhisperTranscriber:
 class CascadeEncoder(Encoder):
     """ASR → text embedding, as one audio–text encoder (built by :func:`cascade_encoder`)."""
 
+    compute_dtypes = ("float32", "float16", "bfloat16")
+
     meta = ModelMeta(
         name="cascade",
         sample_rate=16000,

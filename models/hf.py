@@ -52,6 +52,8 @@ __all__ = [
 class HFEncoder(Encoder):
     """Base of transformers encoders; its options are common to all of them."""
 
+    compute_dtypes = ("float32", "float16", "bfloat16")
+
     class Options(EncoderOptions):
         # weights enter the fingerprint as Encoder.source; trusting code changes no output.
         unrecorded = frozenset({"weights", "trust_remote_code"})
