@@ -9,7 +9,7 @@ raised for a user's input, option, file or environment therefore derives from
 
 from __future__ import annotations
 
-__all__ = ["CacheError", "OptionError", "UserError"]
+__all__ = ["CacheError", "DataError", "OptionError", "UnsuitableModelError", "UserError"]
 
 
 class UserError(Exception):
@@ -22,3 +22,11 @@ class OptionError(UserError, ValueError):
 
 class CacheError(UserError, RuntimeError):
     """The embedding cache cannot be used: the message names its path and a remedy that works."""
+
+
+class DataError(UserError, ValueError):
+    """A task's data cannot be scored as given: the message names the subset, clip or file."""
+
+
+class UnsuitableModelError(UserError, ValueError):
+    """The model lacks what the task needs (a text encoder, a decoder...)."""

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
-from audiobench.errors import OptionError
+from audiobench.errors import DataError, OptionError
 from audiobench.options import StrictOptions
 from audiobench.reports import Report, Summary, parse_score_path, problems_of, score_at
 from audiobench.sources import Columns, DatasetSource, Synthetic
@@ -351,7 +351,7 @@ class Task(ABC):
             return declared
         unknown = [s for s in self.selected_subsets if declared and s not in declared]
         if unknown:
-            raise ValueError(
+            raise DataError(
                 f"task {self.name}: unknown subset(s) {unknown}; declared: {list(declared)}"
             )
         return self.selected_subsets
@@ -433,7 +433,7 @@ class Task(ABC):
     def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
         """Score the encoder behind ``embedder`` on ``clips``, subset by subset."""
         if not clips:
-            raise ValueError(f"task {self.name}: no clips to evaluate")
+            raise DataError(f"task {self.name}: no clips to evaluate")
         reports: dict[str, _reports.Report] = {}
         per_subset_details: dict[str, dict[str, Any]] = {}
         for name, members in self.clips_by_subset(clips).items():
@@ -493,7 +493,7 @@ class Task(ABC):
 
         unlabelled = [c.id for c in subset.clips if c.label is None]
         if unlabelled:
-            raise ValueError(
+            raise DataError(
                 f"{subset.where}: {len(unlabelled)} clip(s) have no label: "
                 f"{describe_clips(unlabelled)}"
             )
