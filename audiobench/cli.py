@@ -624,7 +624,9 @@ def cache_clear(
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from None
     if cache.repaired:
-        out.print(f"{cache.path} was damaged: deleted it and started an empty cache")
+        out.print(
+            f"{cache.path} was damaged: deleted it and started an empty cache", soft_wrap=True
+        )
     else:
         out.print(f"deleted {n} embedding(s)")
 

@@ -104,7 +104,7 @@ class RunConfig(BaseModel):
     )
 
     @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any) -> RunConfig:  # type: ignore[override]
+    def model_validate(cls, obj: Any, **kwargs: Any) -> RunConfig:
         """Validate settings; a refused one is an :class:`OptionError` naming it."""
         try:
             return super().model_validate(obj, **kwargs)

@@ -48,14 +48,15 @@ def _neutralised(text: Text, console: Console, keep: str) -> Text:
     """A copy of ``text`` whose characters are all printable (styles kept); itself if they are."""
     if printable(text.plain, keep=keep) == text.plain:
         return text
-    safe = Text.assemble(
-        *((printable(seg.text, keep=keep), seg.style) for seg in text.render(console, end="")),
+    safe = Text(
         justify=text.justify,
         overflow=text.overflow,
         no_wrap=text.no_wrap,
         end=text.end,
         tab_size=text.tab_size,
     )
+    for segment in text.render(console, end=""):
+        safe.append(printable(segment.text, keep=keep), segment.style)
     return safe
 
 
