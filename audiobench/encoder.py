@@ -72,7 +72,7 @@ def canonical_dtype(dtype: str) -> str:
         return DTYPES[str(dtype).lower()]
     except KeyError:
         raise OptionError(
-            f"--dtype {dtype!r} is not a precision; choose float32 (fp32), float16 (fp16, half) "
+            f"unknown dtype {dtype!r} (--dtype); choose float32 (fp32), float16 (fp16, half) "
             "or bfloat16 (bf16)"
         ) from None
 

@@ -75,7 +75,7 @@ def test_the_cli_names_the_model_option(tmp_path: Path) -> None:
 
 
 def test_dtype_is_checked_against_what_the_model_computes_in() -> None:
-    with pytest.raises(OptionError, match=r"--dtype 'banana' is not a precision; choose float32"):
+    with pytest.raises(OptionError, match=r"unknown dtype 'banana' \(--dtype\); choose float32"):
         registry.models.create("log-mel", dtype="banana")
     with pytest.raises(
         OptionError,
@@ -89,7 +89,7 @@ def test_dtype_is_checked_against_what_the_model_computes_in() -> None:
 
 def test_the_cli_refuses_a_dtype_that_would_be_recorded_but_not_run(tmp_path: Path) -> None:
     root = tone_folder(tmp_path / "d", n=4)
-    for dtype, message in (("banana", "is not a precision"), ("float16", "float32 only")):
+    for dtype, message in (("banana", "unknown dtype 'banana'"), ("float16", "float32 only")):
         code, err = _cli("evaluate", "--task", f"folder:{root}", "-m", "log-mel", "--dtype",
                          dtype, "--output-dir", str(tmp_path / "o"), *RUN)  # fmt: skip
         assert code == 1 and message in err, err
