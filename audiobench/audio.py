@@ -18,6 +18,8 @@ import numpy as np
 import soundfile as sf
 import soxr
 
+from audiobench.errors import UserError
+
 __all__ = [
     "AUDIO_EXTENSIONS",
     "MAX_CLIP_SECONDS",
@@ -43,7 +45,7 @@ AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".aiff", ".aif", ".opus")
 MAX_CLIP_SECONDS = 600.0
 
 
-class AudioDecodeError(ValueError):
+class AudioDecodeError(UserError, ValueError):
     """A clip's audio could not be turned into a usable waveform."""
 
     def __init__(self, clip_id: str, location: str, reason: str) -> None:
@@ -53,7 +55,7 @@ class AudioDecodeError(ValueError):
         super().__init__(f"clip {clip_id!r} ({location}): {reason}")
 
 
-class DuplicateAudioError(ValueError):
+class DuplicateAudioError(UserError, ValueError):
     """Two entries of one subset hold the same waveform (one recording counted twice).
 
     A duplicate is its own nearest neighbour and inflates retrieval-style

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
 import os
-import sqlite3
 import sys
 import warnings
 from enum import StrEnum
@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from audiobench import registry
 from audiobench.audio import MAX_CLIP_SECONDS
+from audiobench.errors import UserError
 from audiobench.leaderboard.cli import leaderboard_app, results_app
+from audiobench.terminal import SafeConsole, printable
 from audiobench.version import __version__
 
 if TYPE_CHECKING:
@@ -56,21 +57,16 @@ app.add_typer(cache_app, name="cache")
 app.add_typer(results_app, name="results")
 app.add_typer(leaderboard_app, name="leaderboard")
 
-err = Console(stderr=True, soft_wrap=True)  # messages hold paths: never wrap them
-out = Console()
+# Every message goes through SafeConsole: names from data are shown, never obeyed.
+err = SafeConsole(stderr=True, soft_wrap=True)  # messages hold paths: never wrap them
+out = SafeConsole()
 
 
-#: Errors that are the user's to fix (a name, a path, a file, a missing extra): one line each.
-#: RuntimeError covers a clip that fails to embed; DatabaseError a damaged cache file.
-USER_ERRORS = (
-    LookupError,
-    ValueError,
-    OSError,
-    ImportError,
-    NotImplementedError,
-    RuntimeError,
-    sqlite3.DatabaseError,
-)
+#: Errors that are the user's to fix, printed as one line: audiobench's own user errors
+#: (a name, an option, a file, a clip, the cache), the operating system's (a path, a
+#: permission) and a missing extra or capability. Anything else is a bug, reported as one
+#: (``_internal``), never passed off as the user's mistake.
+USER_ERRORS = (UserError, OSError, ImportError, NotImplementedError)
 
 
 class OnErrorChoice(StrEnum):
@@ -94,8 +90,8 @@ _debug = {"on": bool(os.environ.get("AUDIOBENCH_DEBUG"))}
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
-    # Messages quote paths and labels: print them literally, never as Rich markup.
-    err.print(Text.assemble(("error: ", "bold red"), message), highlight=False)
+    # Messages quote paths and labels: print them literally, never as Rich markup, on one line.
+    err.print(Text.assemble(("error: ", "bold red"), printable(message)), highlight=False)
     if _debug["on"] and sys.exc_info()[1] is not None:
         err.print_exception()
     return typer.Exit(code)
@@ -322,6 +318,12 @@ def evaluate(
         tasks += [t for t in bench.tasks if t not in tasks]
     if not tasks:
         raise _fail("give at least one --task (or a --benchmark)", code=2)
+    if not (math.isfinite(max_clip_seconds) and max_clip_seconds >= 0):
+        raise _fail(
+            f"--max-clip-seconds must be a number of seconds >= 0 (0: no limit), "
+            f"got {max_clip_seconds}",
+            code=2,
+        )
     try:
         model_options = parse_options(model_option or [], "--model-option")
         task_options = parse_options(task_option or [], "--task-option")
@@ -350,7 +352,7 @@ def evaluate(
             revision=revision,
             overwrite=overwrite,
             on_error=on_error.value,
-            max_clip_seconds=max_clip_seconds if max_clip_seconds > 0 else None,
+            max_clip_seconds=max_clip_seconds or None,  # 0: no limit
             cache_dir=cache_dir,
             use_cache=not no_cache,
             dataset=dataset,
@@ -389,9 +391,11 @@ def evaluate(
 def _report_failure(failure: RunFailure) -> None:
     """One line per failed (task, model) pair of a grid; the grid goes on."""
     exc = failure.error
-    detail = str(exc) if isinstance(exc, USER_ERRORS) else f"{type(exc).__name__}: {exc}"
+    detail = str(exc) if isinstance(exc, USER_ERRORS) else _internal(exc)
     where = f"{failure.task} with {failure.model}" if failure.task else f"model {failure.model}"
-    err.print(Text.assemble(("error: ", "bold red"), f"{where}: {detail}"), highlight=False)
+    err.print(
+        Text.assemble(("error: ", "bold red"), printable(f"{where}: {detail}")), highlight=False
+    )
     if _debug["on"]:
         err.print_exception()
 
@@ -568,7 +572,7 @@ def cache_info(
     try:
         _cache_info(EmbeddingCache, cache_dir)
     except USER_ERRORS as exc:
-        raise _fail(f"{exc} (`audiobench cache clear` removes a damaged cache)") from None
+        raise _fail(str(exc)) from None
 
 
 def _cache_info(cache_type: Any, cache_dir: Path | None) -> None:
@@ -609,14 +613,22 @@ def cache_clear(
     from audiobench.cache import EmbeddingCache
 
     try:
-        with EmbeddingCache(cache_dir) as cache:
-            what = f"cached embeddings of {model!r}" if model else "all cached embeddings"
-            if not yes and not typer.confirm(f"Delete {what} in {cache.path}?"):
-                raise typer.Exit(1)
-            n = cache.clear(model)
+        # A damaged database is what this command is advised for: opening repairs it
+        # (deletes it and starts an empty one), as does a damage found while clearing.
+        with EmbeddingCache(cache_dir, repair=True) as cache:
+            if not cache.repaired:
+                what = f"cached embeddings of {model!r}" if model else "all cached embeddings"
+                if not yes and not typer.confirm(f"Delete {what} in {cache.path}?"):
+                    raise typer.Exit(1)
+                n = cache.clear(model)
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from None
-    out.print(f"deleted {n} embedding(s)")
+    if cache.repaired:
+        out.print(
+            f"{cache.path} was damaged: deleted it and started an empty cache", soft_wrap=True
+        )
+    else:
+        out.print(f"deleted {n} embedding(s)")
 
 
 def _human(n: int) -> str:
@@ -637,14 +649,17 @@ def main() -> None:
         if _debug["on"]:
             raise
         err.print(
-            Text.assemble(
-                ("error: ", "bold red"),
-                f"{type(exc).__name__}: {exc}",
-                " (run with --debug for the traceback)",
-            ),
-            highlight=False,
+            Text.assemble(("error: ", "bold red"), printable(_internal(exc))), highlight=False
         )
         sys.exit(1)
+
+
+def _internal(exc: BaseException) -> str:
+    """An error that is not the user's: named as a bug, with the way to its traceback."""
+    return (
+        f"internal error (a bug in audiobench or a plugin; rerun with --debug and report the "
+        f"traceback): {type(exc).__name__}: {exc}"
+    )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.console import Console
 from rich.markup import escape
 
@@ -27,7 +27,9 @@ from audiobench.efficiency import (
     peak_memory_mb,
 )
 from audiobench.encoder import Encoder, check_device
+from audiobench.errors import DataError, OptionError, UnsuitableModelError, UserError
 from audiobench.metrics import kernels
+from audiobench.options import option_problems
 from audiobench.progress import RichProgress
 from audiobench.results import (
     PINNED_REVISION,
@@ -46,6 +48,7 @@ from audiobench.results import (
 )
 from audiobench.runner import CachedEmbedder, OnError, RunStats
 from audiobench.task import Task
+from audiobench.terminal import SafeConsole
 from audiobench.version import __version__
 
 __all__ = ["RunConfig", "dataset_identity", "evaluate", "run_identity"]
@@ -59,7 +62,9 @@ class RunConfig(BaseModel):
     ``model_options`` go to the encoder (its own ``Options``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, arbitrary_types_allowed=True, allow_inf_nan=False
+    )
 
     output_dir: Path = Field(Path("results"), description="DIR/<model>/<revision>/<Task>.json")
     batch_size: int = Field(16, ge=1, description="Clips per encoder batch.")
@@ -98,6 +103,14 @@ class RunConfig(BaseModel):
         description="How audio reaches the workers: the driver ships the encoded bytes, or "
         "the workers read the paths (shared filesystem or hub cache).",
     )
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> RunConfig:
+        """Validate settings; a refused one is an :class:`OptionError` naming it."""
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as exc:
+            raise OptionError(f"invalid setting(s): {option_problems(exc)}") from None
 
 
 def _make_task(spec: str | Task, config: RunConfig) -> Task:
@@ -219,12 +232,14 @@ def evaluate(
     """
     config = RunConfig.model_validate({**(config.model_dump() if config else {}), **settings})
     check_device(config.device)  # before any work: no CUDA, no run (DSP baselines included)
-    console = console or Console(stderr=True, soft_wrap=True)  # paths must not wrap
+    console = console or SafeConsole(stderr=True, soft_wrap=True)  # paths must not wrap
     task_specs = [tasks] if isinstance(tasks, str | Task) else list(tasks)
     if not task_specs:
-        raise ValueError("no task given")
+        raise OptionError("no task given")
     if config.dataset is not None and len(task_specs) > 1:
-        raise ValueError("a local dataset path applies to one task; run tasks separately")
+        raise OptionError(
+            "--dataset (a local dataset path) applies to one task; run tasks separately"
+        )
     if isinstance(model, Encoder) and config.pooling is not None:
         raise ValueError("pass pooling to the encoder's constructor when giving an instance")
     encoder = _make_encoder(
@@ -319,8 +334,8 @@ def _reusable(
     try:
         existing = load_result(path)
     except ValueError as exc:
-        raise ValueError(
-            f"{exc}\nan unreadable result is in the way; move it aside or pass --overwrite"
+        raise DataError(
+            f"{exc}; an unreadable result is in the way: move it aside or pass --overwrite"
         ) from exc
     if existing.run is not None and existing.run.digest == identity.digest:
         console.print(f"reusing existing result {escape(str(path))} (identical run)")
@@ -361,7 +376,12 @@ def _run_one(
     existing = _reusable(path, identity, config, console)
     if existing is not None:
         return existing
-    task.check_encoder(encoder)
+    try:
+        task.check_encoder(encoder)  # its contract: a clear error for an unsuitable model
+    except UserError:
+        raise
+    except ValueError as exc:
+        raise UnsuitableModelError(str(exc)) from exc
     console.print(f"[bold]{escape(task.name)}[/] with [bold]{escape(encoder.meta.name)}[/]")
     if clips is None:
         clips = task.load_data(
@@ -369,7 +389,7 @@ def _run_one(
             missing_ok=config.on_error == "skip",
         )
     if not clips:
-        raise ValueError(f"task {task.name}: the dataset holds no clips for the selected subsets")
+        raise DataError(f"task {task.name}: the dataset holds no clips for the selected subsets")
     t_loaded = time.perf_counter()
     ray_info = distributed.warm_cache(task, encoder, cache, clips, config, console)
     hook = RichProgress(console) if config.progress else None

@@ -20,6 +20,7 @@ from importlib import metadata
 from typing import Any, Generic, TypeVar
 
 from audiobench.encoder import Encoder
+from audiobench.errors import UserError
 from audiobench.task import Task
 
 __all__ = [
@@ -38,7 +39,7 @@ class PluginWarning(UserWarning):
     """A plugin could not be loaded; it is skipped."""
 
 
-class UnknownNameError(LookupError):
+class UnknownNameError(UserError, LookupError):
     def __init__(self, kind: str, name: str, known: list[str]) -> None:
         close = difflib.get_close_matches(name, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -46,7 +47,7 @@ class UnknownNameError(LookupError):
         super().__init__(f"unknown {kind} {name!r}{hint}{listing}")
 
 
-class DuplicateRegistrationError(LookupError):
+class DuplicateRegistrationError(UserError, LookupError):
     def __init__(self, kind: str, name: str, distributions: list[str]) -> None:
         self.distributions = sorted(distributions)
         super().__init__(

@@ -36,6 +36,7 @@ from audiobench.audio import (
 from audiobench.cache import EmbeddingCache
 from audiobench.efficiency import waveform_compression_ratio
 from audiobench.encoder import Encoder
+from audiobench.errors import UserError
 from audiobench.pooling import check_collate_size
 from audiobench.results import SkippedClip
 from audiobench.task import Embedder
@@ -58,7 +59,7 @@ class BatchSizeWarning(UserWarning):
     """The runner lowered the batch size after running out of accelerator memory."""
 
 
-class EmbeddingError(RuntimeError):
+class EmbeddingError(UserError, RuntimeError):
     """The encoder failed on, or produced unusable output for, a specific clip."""
 
     def __init__(self, clip: Clip, reason: str) -> None:

@@ -22,6 +22,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audiobench.audio import AUDIO_EXTENSIONS, ArrowAudioRef, Clip, FileAudioRef
+from audiobench.errors import UserError
 
 __all__ = [
     "Columns",
@@ -40,7 +41,7 @@ _FILE_COLUMNS = ("file", "path", "filename", "file_name")
 _READY_MARK = ".complete"
 
 
-class DatasetError(ValueError):
+class DatasetError(UserError, ValueError):
     """A dataset could not be found or does not have the expected layout."""
 
 

@@ -31,6 +31,7 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
+from audiobench.errors import OptionError
 from audiobench.families import (
     ClassificationTask,
     ClusteringTask,
@@ -48,7 +49,7 @@ __all__ = ["FOLDER_FAMILIES", "folder_task"]
 def folder_task(path: str, family: str = "similarity", **kwargs: Any) -> Task:
     """A task of ``family`` over the clips in ``path`` (see the module docstring)."""
     if family not in FOLDER_FAMILIES:
-        raise ValueError(
+        raise OptionError(
             f"unknown folder task family {family!r}; known: {', '.join(FOLDER_FAMILIES)}"
         )
     root = Path(path).expanduser().resolve()

@@ -97,6 +97,7 @@ from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
+from audiobench.errors import DataError
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.metrics.naming import describe_clips
@@ -322,16 +323,16 @@ class ClassificationTask(Task):
         if o.protocol == "mteb":
             return mteb_protocol.check_main_score(cls, path)
         if len(path) != 2:
-            raise ValueError(
+            raise DataError(
                 f"{where} {':'.join(path)!r} must read '<probe>:<metric>', e.g. 'linear:accuracy'"
             )
         probe, metric = path
         if probe not in PROBE_NAMES:
-            raise ValueError(f"{where} names unknown probe {probe!r}")
+            raise DataError(f"{where} names unknown probe {probe!r}")
         top_k = f"top_{o.top_k}_accuracy"
         known = MULTILABEL_METRICS if o.multilabel else (*MULTICLASS_METRICS, top_k)
         if metric not in known:
-            raise ValueError(f"{where} metric {metric!r} is not one of {list(known)}")
+            raise DataError(f"{where} metric {metric!r} is not one of {list(known)}")
 
     @classmethod
     def resolve_options(cls, values: Mapping[str, Any]) -> Options:
@@ -432,7 +433,7 @@ class ClassificationTask(Task):
             token_info = {"n_dropped_unpooled": len(kept) - len(framed), "token_map": token_map}
             kept = framed
         if len(kept) < 2:
-            raise ValueError(f"{where}: fewer than 2 clips left to evaluate")
+            raise DataError(f"{where}: fewer than 2 clips left to evaluate")
         ids = [c.id for c in kept]
         check_finite(vectors, ids, f"{where}: embeddings")
         check_finite(frames, ids, f"{where}: frame sequences")
@@ -504,7 +505,7 @@ class ClassificationTask(Task):
             return labels, sorted(set(labels))
         sets = [{p.strip() for p in str(c.label).split(o.label_separator)} - {""} for c in clips]
         if empty := [c.id for c, names in zip(clips, sets, strict=True) if not names]:
-            raise ValueError(
+            raise DataError(
                 f"{where}: {len(empty)} clip(s) have an empty label list: {describe_clips(empty)}"
             )
         class_names = sorted(set().union(*sets))
@@ -521,7 +522,7 @@ class ClassificationTask(Task):
 
         o = self.options
         if o.grouped and (missing := [c.id for c in clips if c.group is None]):
-            raise ValueError(
+            raise DataError(
                 f"{where}: grouped splits need a group (speaker, individual) for every "
                 f"clip; {len(missing)} have none: {describe_clips(missing)}"
             )
@@ -573,12 +574,12 @@ class ClassificationTask(Task):
         o = self.options
         values = [c.metadata.get(o.fold_key) for c in clips]
         if missing := [c.id for c, v in zip(clips, values, strict=True) if v is None or v == ""]:
-            raise ValueError(
+            raise DataError(
                 f"{where}: {len(missing)} clip(s) have no {o.fold_key!r}: {describe_clips(missing)}"
             )
         text = [str(v) for v in values]
         if odd := sorted({v for v in text if v not in o.folds}):
-            raise ValueError(
+            raise DataError(
                 f"{where}: fold value(s) {odd} are not among the declared folds "
                 f"{sorted(set(o.folds))}"
             )
@@ -756,7 +757,7 @@ def _token_maps(
     if not n_prefix and not timed:
         return frames, None
     if missing := [c.id for c in clips if timed and embedder.durations.get(c.id) is None]:
-        raise ValueError(
+        raise DataError(
             f"{where}: model {meta.name!r} pads clips to a window, and {len(missing)} clip(s) "
             f"have no decoded duration to tell its padding frames: {describe_clips(missing)}"
         )
@@ -771,7 +772,7 @@ def _token_maps(
             )
             maps.append(np.array(token_map(seq, n_prefix=n_prefix, n_valid=n_valid, grid=grid)))
         except ValueError as exc:
-            raise ValueError(f"{where}: clip {clip.id!r}: {exc}") from None
+            raise DataError(f"{where}: clip {clip.id!r}: {exc}") from None
     kept = sum(int(m.shape[0]) for m in maps)
     return maps, {
         "n_prefix_tokens": n_prefix,

@@ -21,6 +21,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import Field
 
 from audiobench import reports as _reports
+from audiobench.errors import DataError
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.reports import Count, Report, Signed, Summary, Unit
@@ -101,7 +102,7 @@ class ClusteringTask(Task):
             return mteb_protocol.clustering_report(embedder, subset)
         kept, X = embedder.embed_matrix(subset.clips, subset.label)
         if len(kept) < 2:
-            raise ValueError(f"{subset.where}: fewer than 2 clips left to cluster")
+            raise DataError(f"{subset.where}: fewer than 2 clips left to cluster")
         o = self.options
         try:
             result = cluster_scores(

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cas
 import numpy as np
 from pydantic import Field, StringConstraints
 
+from audiobench.errors import DataError
 from audiobench.metrics.pair_classification import PAIR_METRICS, PAIR_SIMILARITIES
 from audiobench.metrics.trec_retrieval import TREC_K_VALUES, TREC_METRICS
 from audiobench.reports import Count, KeyedReport, Report, Summary, finite_or_none
@@ -214,7 +215,7 @@ def _embedded(embedder: Embedder, subset: Subset) -> tuple[list[Clip], np.ndarra
 
     kept, matrix = embedder.embed_matrix(subset.clips, subset.label)
     if len(kept) < 2:
-        raise ValueError(f"{subset.where}: fewer than 2 clips left to evaluate")
+        raise DataError(f"{subset.where}: fewer than 2 clips left to evaluate")
     check_finite(matrix, [c.id for c in kept], f"{subset.where}: embeddings")
     return kept, matrix
 
@@ -229,7 +230,7 @@ def _evaluation_split(clips: Sequence[Clip], where: str) -> str | None:
         return "test"
     if len(others) <= 1:
         return others[0] if others else None
-    raise ValueError(
+    raise DataError(
         f"{where}: the reference protocol scores one split against 'train'; found "
         f"{others} and none is 'test'"
     )
@@ -381,7 +382,7 @@ def reranking_report(
     lists = [list(dict.fromkeys(cands)) for _, cands, _ in queries]
     kept = [i for i, cands in enumerate(lists) if cands]
     if not kept:
-        raise ValueError(f"{subset.where}: no embedded query has an embedded candidate")
+        raise DataError(f"{subset.where}: no embedded query has an embedded candidate")
     listed = dict.fromkeys(doc for i in kept for doc in [*lists[i], *queries[i][2]])
     doc_index = {doc: j for j, doc in enumerate(listed)}
     documents = np.zeros((len(doc_index), cand_matrix.shape[1]), dtype=np.float64)

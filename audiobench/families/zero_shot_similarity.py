@@ -21,6 +21,7 @@ from pydantic import AfterValidator, Field, model_validator
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
+from audiobench.errors import DataError
 from audiobench.pooling import collate
 from audiobench.reports import Count, Report, Signed, Summary, Unit, mean_or_none, score_at
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
@@ -270,7 +271,7 @@ class ZeroShotSimilarityTask(Task):
         kept, arrays = embedder.embed(subset.clips, f"{self.name} {subset.name}")
         kept, arrays, dropped = self._filter(kept, arrays, embedder.durations)
         if len(kept) < 2:
-            raise ValueError(f"{subset.where}: fewer than 2 clips left to compare")
+            raise DataError(f"{subset.where}: fewer than 2 clips left to compare")
         bars: list[Any] = []  # opened on the engine's first report, when its total is known
 
         def progress(_what: str, advance: int, total: int) -> None:
