@@ -14,7 +14,10 @@
   Attention runs eager and the ``nn.MultiheadAttention`` fast path is off while
   counting, because fused kernels are invisible to the counter. Models that pad to a fixed window
   (Whisper's 30 s) pay for the whole window, which the figure shows. Encoders
-  that do no torch work (DSP baselines) report None, not 0.
+  that do no torch work (DSP baselines) report None, not 0; so do encoders that run a
+  module the counter has no formula for (recurrent layers: LSTM, GRU, RNN, found by
+  :data:`UNCOUNTED_MODULES`), because a partial count (an LSTM encoder counted as its
+  final linear layer alone) is a wrong number, and unknown is the honest answer.
 - **Peak resident memory** of the process (:func:`peak_rss_bytes`), portable through
   ``psutil``: Windows reports the peak working set itself; on Unix ``getrusage``'s
   ``ru_maxrss`` is the peak (psutil has no peak there); elsewhere the largest RSS
@@ -79,8 +82,17 @@ def count_flops_per_second(
     return None if total is None else total / seconds
 
 
+#: Names of ``torch.nn`` module classes whose work ``torch.utils.flop_counter`` does not count
+#: (their fused kernels have no FLOP formula); an encoder that runs one has unknown FLOPs.
+UNCOUNTED_MODULES: tuple[str, ...] = ("RNNBase", "RNNCellBase")
+
+
 def count_flops(encoder: Encoder, *, seconds: float, seed: int = 0) -> float | None:
-    """FLOPs of one forward pass on a seeded noise clip of ``seconds`` (None: not countable)."""
+    """FLOPs of one forward pass on a seeded noise clip of ``seconds`` (None: not countable).
+
+    None also when the pass runs a module of :data:`UNCOUNTED_MODULES` (an LSTM): the
+    counter would report only the layers around it.
+    """
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -92,12 +104,24 @@ def count_flops(encoder: Encoder, *, seconds: float, seed: int = 0) -> float | N
     fastpath = torch.backends.mha.get_fastpath_enabled()
     torch.backends.mha.set_fastpath_enabled(False)
     counter = FlopCounterMode(display=False)
+    uncounted = tuple(getattr(torch.nn, name) for name in UNCOUNTED_MODULES)
+    seen: list[str] = []
+
+    def spot(module: torch.nn.Module, args: object, output: object) -> None:
+        if isinstance(module, uncounted):
+            seen.append(type(module).__name__)
+
+    # A global hook sees every module the pass runs, however the encoder holds it.
+    hook = torch.nn.modules.module.register_module_forward_hook(spot)
     try:
         with encoder.eager_attention(), _weights_materialised(encoder), inference_mode(), counter:
             encoder.encode_audio([wave])
     finally:
+        hook.remove()
         torch.backends.mha.set_fastpath_enabled(fastpath)
         encoder.pop_notes()  # the probe clip is not part of the run
+    if seen:
+        return None
     total = counter.get_total_flops()
     return float(total) if total > 0 else None
 

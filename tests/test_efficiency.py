@@ -56,6 +56,33 @@ def test_flops_per_example_is_one_forward_pass() -> None:
     assert count_flops(LogMelEncoder(), seconds=0.5) is None
 
 
+class LstmFrames(LinearFrames):
+    """10 ms frames through an LSTM, then the Linear layer: the counter sees only the Linear."""
+
+    meta = ModelMeta(name="test-lstm-frames", sample_rate=16000, output_kind=OutputKind.SEQUENCE)
+
+    def _load(self) -> None:
+        super()._load()
+        self.lstm = torch.nn.LSTM(160, 160, batch_first=True)
+
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        out = []
+        for w in waveforms:
+            frames = torch.as_tensor(w[: len(w) // 160 * 160]).reshape(1, -1, 160)
+            hidden, _ = self.lstm(frames)
+            out.append(self.layer(hidden[0]).detach().numpy())
+        return out
+
+
+def test_flops_of_a_recurrent_encoder_are_unknown_not_undercounted() -> None:
+    # Without the check the counter reports the Linear layer alone (50 · 2·160·8), which is
+    # a wrong number for an encoder whose LSTM does most of the work.
+    assert count_flops(LstmFrames(), seconds=0.5) is None
+    assert count_flops_per_second(LstmFrames(), seconds=1.0) is None
+    # The hook is removed afterwards: a countable encoder is counted again.
+    assert count_flops(LinearFrames(), seconds=0.5) == pytest.approx(50 * 2 * 160 * 8)
+
+
 def test_pcm_compression_ratio_against_16_bit_pcm() -> None:
     # A 512-float32 vector per 2 s clip: 1024 B/s; 16 kHz 16-bit PCM is 32000 B/s.
     assert pcm_compression_ratio(1024.0, 16000) == pytest.approx(31.25)

@@ -1,0 +1,109 @@
+"""What a main score is measured against: permutation baseline and lift, chance and spread.
+
+A raw number misleads on its own. Zero-shot similarity scores (GSR, P@k) come with the
+score a label permutation gives (the baseline differs by model and data: 0.15 for one
+encoder, 0.23 for another on the same clips), so the lift over it is what an encoder
+learnt; a classification accuracy reads against chance (1 / number of classes) and its
+spread across folds. :func:`score_context` reads these from a result's own scores;
+``results table``, the leaderboard page and its CSV show them beside the main score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from audiobench.reports import parse_score_path
+from audiobench.results import TaskResult
+from audiobench.task import TaskFamily
+
+__all__ = ["ScoreContext", "score_context"]
+
+#: Classification metrics whose chance level is 1 / number of classes (a uniform guess).
+_CHANCE_METRICS = frozenset({"accuracy", "balanced_accuracy"})
+
+
+@dataclass(frozen=True)
+class ScoreContext:
+    """The main score's reference points; None where the result does not give one."""
+
+    baseline: float | None = None
+    lift: float | None = None
+    chance: float | None = None
+    spread: float | None = None
+    n_folds: int | None = None
+    local_data: bool = False
+
+    def describe(self) -> str:
+        """One short line, e.g. ``baseline 0.149, lift +0.324`` (empty if nothing is known)."""
+        parts = []
+        if self.baseline is not None:
+            parts.append(f"permutation baseline {self.baseline:.3f}")
+        if self.lift is not None:
+            parts.append(f"lift {self.lift:+.3f}")
+        if self.chance is not None:
+            parts.append(f"chance {self.chance:.3f}")
+        if self.spread is not None:
+            folds = f" over {self.n_folds} folds" if self.n_folds else ""
+            parts.append(f"±{self.spread:.3f} (std{folds})")
+        if self.local_data:
+            parts.append("local data")
+        return ", ".join(parts)
+
+
+def _summary(result: TaskResult) -> Mapping[str, Any] | None:
+    """The scores the main score is read from: an aggregate group, or the one subset."""
+    for group in ("public", "mean", "blind"):
+        found = result.aggregates.get(group)
+        if isinstance(found, Mapping):
+            return found
+    if len(result.scores) == 1:
+        only = next(iter(result.scores.values()))
+        return only if isinstance(only, Mapping) else None
+    return None
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def score_context(result: TaskResult) -> ScoreContext:
+    """The reference points of ``result``'s main score (see the module docstring)."""
+    local = result.run is not None and not result.run.dataset.pinned
+    summary = _summary(result)
+    try:
+        path = parse_score_path(result.main_score_name)
+    except ValueError:
+        return ScoreContext(local_data=local)
+    if summary is None or not path:
+        return ScoreContext(local_data=local)
+    if result.task.family == TaskFamily.ZERO_SHOT_SIMILARITY and len(path) == 2:
+        config, metric = path
+        metrics = summary.get("configs", {}).get(config, {})
+        entry = metrics.get(metric) if isinstance(metrics, Mapping) else None
+        if isinstance(entry, Mapping):  # one subset's report: value, baseline_mean, lift
+            baseline = _number(entry.get("baseline_mean"))
+            value = _number(entry.get("value"))
+        else:  # a summary: <metric> and <metric>_baseline side by side
+            baseline = _number(metrics.get(f"{metric}_baseline"))
+            value = _number(entry)
+        lift = value - baseline if value is not None and baseline is not None else None
+        return ScoreContext(baseline=baseline, lift=lift, local_data=local)
+    if result.task.family == TaskFamily.CLASSIFICATION and len(path) == 2:
+        probe, metric = path
+        scores = summary.get(probe)
+        if not isinstance(scores, Mapping):
+            return ScoreContext(local_data=local)
+        n_classes = _number(scores.get("n_classes"))
+        chance = 1.0 / n_classes if metric in _CHANCE_METRICS and n_classes else None
+        std = scores.get("std")
+        spread = _number(std.get(metric)) if isinstance(std, Mapping) else None
+        n_splits = _number(scores.get("n_splits"))
+        return ScoreContext(
+            chance=chance,
+            spread=spread,
+            n_folds=int(n_splits) if n_splits is not None and spread is not None else None,
+            local_data=local,
+        )
+    return ScoreContext(local_data=local)
