@@ -27,6 +27,7 @@ from audiobench.efficiency import (
     peak_memory_mb,
 )
 from audiobench.encoder import Encoder, check_device
+from audiobench.leaderboard.context import main_score_line
 from audiobench.progress import RichProgress
 from audiobench.results import (
     PINNED_REVISION,
@@ -459,5 +460,6 @@ def _run_one(
     )
     for line in task.highlights(scores):
         console.print(f"  {escape(line)}")
+    console.print(f"  {escape(main_score_line(result))}")
     console.print(f"  ->  {escape(str(written))}")
     return result

@@ -18,7 +18,10 @@ from audiobench.reports import parse_score_path
 from audiobench.results import TaskResult
 from audiobench.task import TaskFamily
 
-__all__ = ["ScoreContext", "score_context"]
+__all__ = ["METRICS_PAGE", "ScoreContext", "main_score_line", "score_context"]
+
+#: The page that defines every metric and reference point shown beside a score.
+METRICS_PAGE = "docs/METRICS.md"
 
 #: Classification metrics whose chance level is 1 / number of classes (a uniform guess).
 _CHANCE_METRICS = frozenset({"accuracy", "balanced_accuracy"})
@@ -107,3 +110,15 @@ def score_context(result: TaskResult) -> ScoreContext:
             local_data=local,
         )
     return ScoreContext(local_data=local)
+
+
+def main_score_line(result: TaskResult) -> str:
+    """The end-of-run line: the main score by name, what it reads against, where it is defined.
+
+    e.g. ``main score pca100/spearman:gsr = 0.4726 (permutation baseline 0.334, lift +0.139);
+    metrics: docs/METRICS.md``.
+    """
+    value = "undefined" if result.main_score is None else f"{result.main_score:.4f}"
+    context = score_context(result).describe()
+    shown = f" ({context})" if context else ""
+    return f"main score {result.main_score_name} = {value}{shown}; metrics: {METRICS_PAGE}"
