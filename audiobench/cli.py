@@ -607,7 +607,9 @@ def cache_clear(
     cache_dir: Annotated[Path | None, typer.Option(help="Cache folder.")] = None,
     yes: Annotated[
         bool,
-        typer.Option("--yes", "-y", help="Confirm without being asked (needed without a terminal)."),
+        typer.Option(
+            "--yes", "-y", help="Confirm without being asked (needed without a terminal)."
+        ),
     ] = False,
 ) -> None:
     """Delete cached embeddings (all, or one model's); asks first unless -y confirms."""

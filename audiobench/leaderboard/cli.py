@@ -7,9 +7,12 @@ so a name like ``[red]x[/]`` or a terminal escape in a file shows as written.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from audiobench.leaderboard.context import ScoreContext
 
 __all__ = ["leaderboard_app", "results_app"]
 

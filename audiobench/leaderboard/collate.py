@@ -531,9 +531,9 @@ def _family_tables(
                 key = model_key(result.model.name, result.model.revision)
                 row = values.setdefault(key, [None] * len(members))
                 row[index[result.task.name]] = result.main_score
-                notes.setdefault(key, [""] * len(members))[index[result.task.name]] = (
-                    score_context(result).describe()
-                )
+                notes.setdefault(key, [""] * len(members))[index[result.task.name]] = score_context(
+                    result
+                ).describe()
         # No benchmark defines how to combine these tasks, so rows are not ranked:
         # they are listed by name and the reader sorts by the column they care about.
         rows = [

@@ -131,7 +131,7 @@ _CONTEXT = ("main_score_baseline", "main_score_lift", "chance_level", "main_scor
 
 
 def _context_columns(result: TaskResult) -> dict[str, Any]:
-    """What the main score reads against (see :func:`~audiobench.leaderboard.context.score_context`)."""
+    """What the main score reads against (:func:`.context.score_context`)."""
     context = score_context(result)
     return {
         "main_score_baseline": context.baseline,

@@ -85,7 +85,9 @@ def test_private_validation_takes_folder_results_the_public_one_refuses(
     assert "2 result file(s) valid" in taken.output
 
 
-def test_private_validation_still_checks_folder_results(folder_results: Path, tmp_path: Path) -> None:
+def test_private_validation_still_checks_folder_results(
+    folder_results: Path, tmp_path: Path
+) -> None:
     # Taking folder results is not taking anything: an edited headline or a wrong family fails.
     root = tmp_path / "edited"
     shutil.copytree(folder_results, root)
