@@ -403,17 +403,32 @@ def _benchmark_tables(
         )
     if mean_of:
         columns.insert(0, _mean_column(mean_id, mean_of, columns, metas))
+    by_model: dict[str, dict[str, TaskResult]] = {}
+    for result in results:
+        key = model_key(result.model.name, result.model.revision)
+        by_model.setdefault(key, {})[result.task.name] = result
     rows = []
     ranked = 0
     for row in bench.table(results):
         has_rank = any(row.get(name) is not None for name in bench.rank_by)
         ranked += has_rank
         values = [row.get(_MEAN)] if mean_of else []
+        key = model_key(row["model"], row["revision"])
+        notes = [""] if mean_of else []
+        for column in bench.columns:
+            found = by_model.get(key, {}).get(column.task)
+            context = (
+                score_context(found, column.score if column.aggregate else None, column.aggregate)
+                if found is not None and row[column.name] is not None
+                else None
+            )
+            notes.append(context.describe(percent=column.percent) if context else "")
         rows.append(
             Row(
-                model=model_key(row["model"], row["revision"]),
+                model=key,
                 rank=ranked if has_rank else None,
                 values=values + [row[c.name] for c in bench.columns],
+                notes=notes,
             )
         )
     if not rows:
@@ -424,7 +439,12 @@ def _benchmark_tables(
     tables: list[Table] = []
     for unit, members in _by_unit(columns, ranking).items():
         picked = [
-            Row(model=row.model, rank=row.rank, values=[row.values[i] for i in members])
+            Row(
+                model=row.model,
+                rank=row.rank,
+                values=[row.values[i] for i in members],
+                notes=[row.notes[i] for i in members],
+            )
             for row in rows
         ]
         primary = not tables

@@ -38,18 +38,26 @@ class ScoreContext:
     n_folds: int | None = None
     local_data: bool = False
 
-    def describe(self) -> str:
-        """One short line, e.g. ``baseline 0.149, lift +0.324`` (empty if nothing is known)."""
+    def describe(self, *, percent: bool = False) -> str:
+        """One short line, e.g. ``permutation baseline 0.149, lift +0.324`` ('' if nothing).
+
+        ``percent``: the numbers ×100, for a table that shows its scores so.
+        """
+        scale, digits = (100.0, 1) if percent else (1.0, 3)
+
+        def fmt(value: float, sign: str = "") -> str:
+            return f"{value * scale:{sign}.{digits}f}"
+
         parts = []
         if self.baseline is not None:
-            parts.append(f"permutation baseline {self.baseline:.3f}")
+            parts.append(f"permutation baseline {fmt(self.baseline)}")
         if self.lift is not None:
-            parts.append(f"lift {self.lift:+.3f}")
+            parts.append(f"lift {fmt(self.lift, '+')}")
         if self.chance is not None:
-            parts.append(f"chance {self.chance:.3f}")
+            parts.append(f"chance {fmt(self.chance)}")
         if self.spread is not None:
             folds = f" over {self.n_folds} folds" if self.n_folds else ""
-            parts.append(f"±{self.spread:.3f} (std{folds})")
+            parts.append(f"±{fmt(self.spread)} (std{folds})")
         if self.local_data:
             parts.append("local data")
         return ", ".join(parts)
@@ -71,12 +79,22 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def score_context(result: TaskResult) -> ScoreContext:
-    """The reference points of ``result``'s main score (see the module docstring)."""
+def score_context(
+    result: TaskResult, score: str | None = None, aggregate: str | None = None
+) -> ScoreContext:
+    """The reference points of a score of ``result`` (see the module docstring).
+
+    By default its main score; ``score`` (main-score grammar) read in the ``aggregate`` group
+    (``public``, ``blind``) is how a benchmark column reads it.
+    """
     local = result.run is not None and not result.run.dataset.pinned
-    summary = _summary(result)
+    if aggregate is not None:
+        found = result.aggregates.get(aggregate)
+        summary = found if isinstance(found, Mapping) else None
+    else:
+        summary = _summary(result)
     try:
-        path = parse_score_path(result.main_score_name)
+        path = parse_score_path(score or result.main_score_name)
     except ValueError:
         return ScoreContext(local_data=local)
     if summary is None or not path:
