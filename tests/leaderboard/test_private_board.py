@@ -152,3 +152,30 @@ def test_private_board_opens_in_chromium(folder_results: Path, tmp_path: Path) -
         assert reference in td.attrs["title"] and "local data" in td.attrs["title"]
         shown = td.find(lambda e: e.tag == "span" and e.attrs.get("class") == "context")
         assert shown is not None and shown.text == td.attrs["title"]
+
+
+def test_score_context_reads_the_result_own_numbers(folder_results: Path) -> None:
+    from audiobench.leaderboard.context import METRICS_PAGE, main_score_line, score_context
+
+    by_task = {r.task.name: r for r in _results(folder_results)}
+    similarity = by_task["Folder-fsdd"]
+    config, metric = similarity.main_score_name.split(":")
+    summary = similarity.aggregates["public"]["configs"][config]
+    context = score_context(similarity)
+    assert context.baseline == summary[f"{metric}_baseline"]
+    assert context.lift == pytest.approx(summary[metric] - summary[f"{metric}_baseline"])
+    assert context.chance is None and context.local_data
+
+    classification = by_task["Folder-fsdd-classification"]
+    (scores,) = classification.scores.values()
+    context = score_context(classification)
+    assert context.chance == pytest.approx(1 / scores["linear"]["n_classes"])
+    assert context.spread == scores["linear"]["std"]["accuracy"] and context.n_folds == 5
+    assert context.baseline is None
+
+    # The end of a run names the main score, its reference and the page defining both.
+    for result in by_task.values():
+        line = main_score_line(result)
+        assert line.startswith(f"main score {result.main_score_name} = {result.main_score:.4f} (")
+        assert line.endswith(f"; metrics: {METRICS_PAGE}")
+    assert (Path(__file__).parents[2] / METRICS_PAGE).is_file()
