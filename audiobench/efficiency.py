@@ -110,7 +110,7 @@ def recurrent_flops(module: Any, inputs: tuple[Any, ...]) -> int | None:
         batch = int(x.shape[0]) if x.dim() == 2 else 1
         return batch * 2 * cell_gates * hidden * (int(module.input_size) + hidden)
     gates = _GATES.get(str(getattr(module, "mode", "")))
-    if gates is None or getattr(module, "proj_size", 0):
+    if gates is None or getattr(module, "proj_size", False):
         return None
     if x.dim() == 3:
         steps, batch = (x.shape[1], x.shape[0]) if module.batch_first else (x.shape[0], x.shape[1])

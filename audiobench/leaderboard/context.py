@@ -88,11 +88,10 @@ def score_context(
     (``public``, ``blind``) is how a benchmark column reads it.
     """
     local = result.run is not None and not result.run.dataset.pinned
+    summary: Mapping[str, Any] | None = _summary(result)
     if aggregate is not None:
         found = result.aggregates.get(aggregate)
         summary = found if isinstance(found, Mapping) else None
-    else:
-        summary = _summary(result)
     try:
         path = parse_score_path(score or result.main_score_name)
     except ValueError:
