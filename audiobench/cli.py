@@ -137,8 +137,10 @@ def evaluate(
         typer.Option(
             "--task",
             "-t",
-            help="Task name (see `audiobench list tasks`), or folder:PATH for a zero-shot "
-            "similarity task over your own clips. Repeat for several tasks.",
+            help="Task name (see `audiobench list tasks`), or a task over your own clips: "
+            "folder:PATH (zero-shot similarity) or folder-<family>:PATH with family "
+            "classification, multilabel, clustering, retrieval, pair-classification or "
+            "similarity (docs/OWN-DATA.md). Repeat for several tasks.",
         ),
     ] = None,
     benchmark: Annotated[
@@ -244,9 +246,9 @@ def evaluate(
         Path | None,
         typer.Option(help="Embedding cache folder (default: $AUDIOBENCH_CACHE or the user cache)."),
     ] = None,
-    no_cache: Annotated[bool, typer.Option(help="Do not read or write the embedding cache.")] = (
-        False
-    ),
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")
+    ] = False,
     task_option: Annotated[
         list[str] | None,
         typer.Option(
@@ -283,7 +285,7 @@ def evaluate(
             help="Encode on a Ray cluster: `--ray ADDRESS` (ray://head:10001, head:6379), or "
             "`--ray` alone for $RAY_ADDRESS, else the cluster started on this machine, else a "
             "new local one. The cache and results stay on this machine. Needs "
-            "pip install 'audiobench[ray]'.",
+            "pip install 'audiobench\\[ray]'.",  # escaped: Rich would read [ray] as markup
         ),
     ] = None,
     ray_actors: Annotated[
@@ -607,11 +609,21 @@ def cache_clear(
         str | None, typer.Option(help="Only clear embeddings of this model (all revisions).")
     ] = None,
     cache_dir: Annotated[Path | None, typer.Option(help="Cache folder.")] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes", "-y", help="Confirm without being asked (needed without a terminal)."
+        ),
+    ] = False,
 ) -> None:
-    """Delete cached embeddings (all, or one model's)."""
+    """Delete cached embeddings (all, or one model's); asks first unless -y confirms."""
     from audiobench.cache import EmbeddingCache
 
+    if not yes and not sys.stdin.isatty():
+        raise _fail(
+            "cache clear asks for confirmation, and there is no terminal to ask on; "
+            "pass -y (--yes) to confirm"
+        )
     try:
         # A damaged database is what this command is advised for: opening repairs it
         # (deletes it and starts an empty one), as does a damage found while clearing.
@@ -640,7 +652,21 @@ def _human(n: int) -> str:
     return f"{n} B"
 
 
+#: Width of help printed to a pipe or file (Rich assumes 80 columns there, which squeezes the
+#: option tables into a column of 15 characters); TERMINAL_WIDTH or COLUMNS override it.
+PIPED_HELP_WIDTH = 120
+
+
+def _piped_help_width() -> None:
+    if sys.stdout.isatty() or os.environ.get("TERMINAL_WIDTH") or os.environ.get("COLUMNS"):
+        return
+    import typer.rich_utils
+
+    typer.rich_utils.MAX_WIDTH = PIPED_HELP_WIDTH
+
+
 def main() -> None:
+    _piped_help_width()
     try:
         app()
     except BrokenPipeError:  # e.g. `audiobench list tasks --json | head`

@@ -28,6 +28,7 @@ from audiobench.efficiency import (
 )
 from audiobench.encoder import Encoder, check_device
 from audiobench.errors import DataError, OptionError, UnsuitableModelError, UserError
+from audiobench.leaderboard.context import main_score_line
 from audiobench.metrics import kernels
 from audiobench.options import option_problems
 from audiobench.progress import RichProgress
@@ -482,5 +483,6 @@ def _run_one(
     )
     for line in task.highlights(scores):
         console.print(f"  {escape(line)}")
+    console.print(f"  {escape(main_score_line(result))}")
     console.print(f"  ->  {escape(str(written))}")
     return result

@@ -29,7 +29,7 @@ the reference scores), zero-shot labels read as indices into the candidate texts
 (``classes``), ids built from columns (``id_format``), and a split read under another name
 (``hub_splits``). Clip ids are unique: with configurations they start with ``<config>/``, and a
 repeated id gets ``#2``, ``#3``, ... (the reference keys documents by id, so repeated ids
-collapse there; see the README's MAEB section).
+collapse there; see docs/MAEB.md).
 """
 
 from __future__ import annotations

@@ -215,6 +215,17 @@ FOLDER_FAMILIES: tuple[str, ...] = (
     "pair-classification",
 )
 
+#: Each folder family's task family (as a result records it) and main score; tasks/folder.py
+#: builds its tasks with these, and the leaderboard checks a folder result against them.
+FOLDER_FAMILY_SCORES: dict[str, tuple[str, str]] = {
+    "similarity": ("zero_shot_similarity", "pca100/spearman:gsr"),
+    "classification": ("classification", "linear:accuracy"),
+    "multilabel": ("classification", "linear:map"),
+    "clustering": ("clustering", "v_measure"),
+    "retrieval": ("retrieval", "mrr"),
+    "pair-classification": ("pair_classification", "max_ap"),
+}
+
 for _family in FOLDER_FAMILIES:
     tasks.add_resolver(f"folder-{_family}", _folder_family_task(_family))
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from audiobench.leaderboard.context import score_context
 from audiobench.leaderboard.validate import validate_paths
 from audiobench.results import TaskResult
 from audiobench.task import TaskFamily
@@ -30,6 +31,12 @@ RESULT_COLUMNS = (
     "family",
     "main_score_name",
     "main_score",
+    "main_score_baseline",
+    "main_score_lift",
+    "chance_level",
+    "main_score_std",
+    "n_folds",
+    "local_data",
     "n_parameters",
     "embedding_dim",
     "pooling",
@@ -94,6 +101,7 @@ def results_frame(results: Iterable[TaskResult]) -> pd.DataFrame:
             "family": r.task.family,
             "main_score_name": r.main_score_name,
             "main_score": r.main_score,
+            **_context_columns(r),
             "n_parameters": r.model.n_parameters,
             "embedding_dim": r.model.embedding_dim,
             "pooling": r.model.pooling,
@@ -113,9 +121,26 @@ def results_frame(results: Iterable[TaskResult]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
     for name in ("n_parameters", "embedding_dim"):
         frame[name] = frame[name].astype("Int64")
-    for name in ("main_score", *_EFFICIENCY):
+    frame["n_folds"] = frame["n_folds"].astype("Int64")
+    for name in ("main_score", *_CONTEXT, *_EFFICIENCY):
         frame[name] = frame[name].astype("float64")
     return frame
+
+
+_CONTEXT = ("main_score_baseline", "main_score_lift", "chance_level", "main_score_std")
+
+
+def _context_columns(result: TaskResult) -> dict[str, Any]:
+    """What the main score reads against (:func:`.context.score_context`)."""
+    context = score_context(result)
+    return {
+        "main_score_baseline": context.baseline,
+        "main_score_lift": context.lift,
+        "chance_level": context.chance,
+        "main_score_std": context.spread,
+        "n_folds": context.n_folds,
+        "local_data": context.local_data,
+    }
 
 
 def scores_frame(results: Iterable[TaskResult]) -> pd.DataFrame:

@@ -194,7 +194,7 @@ def _check_file(p: Path, allow_unpinned: bool) -> tuple[TaskResult | None, list[
     problems = _name_problems(p, result)
     # Where the file should sit only means something once its names are sound.
     path_problems = [] if problems else _path_problems(p, result)
-    problems += _task_problems(p, result) + path_problems
+    problems += _task_problems(p, result, allow_unpinned) + path_problems
     if not allow_unpinned:
         problems += _provenance_problems(p, result)
     return (result if not problems else None), problems
@@ -290,17 +290,33 @@ def _name_problems(path: Path, result: TaskResult) -> list[Problem]:
     return problems
 
 
-def _task_problems(path: Path, result: TaskResult) -> list[Problem]:
-    """Checks against the registered task: it exists, and the file agrees with it."""
+def _task_problems(path: Path, result: TaskResult, allow_unpinned: bool) -> list[Problem]:
+    """Checks against the registered task: it exists, and the file agrees with it.
+
+    A folder task (``--task folder:PATH``) is registered by no package: on a private table
+    (``allow_unpinned``) its file is checked against the folder family's task
+    (:func:`_folder_task_class`); the public table refuses it as local data
+    (:func:`_provenance_problems`, which names the option that takes it).
+    """
     from audiobench import registry
 
     name = result.task.name
     try:
         cls = registry.tasks.get(name)
     except registry.UnknownNameError:
-        return [
-            Problem(path, "task.name", f"unknown task {name!r}: no installed package registers it")
-        ]
+        if _on_local_folder(result):
+            if not allow_unpinned:  # the provenance check says why, and what takes it
+                return []
+            folder_cls = _folder_task_class(result)
+            if isinstance(folder_cls, str):
+                return [Problem(path, "task.name", folder_cls)]
+            cls = folder_cls
+        else:
+            return [
+                Problem(
+                    path, "task.name", f"unknown task {name!r}: no installed package registers it"
+                )
+            ]
     except (LookupError, ImportError) as exc:
         return [Problem(path, "task.name", f"task {name!r} cannot be loaded: {exc}")]
     meta = cls.metadata
@@ -348,6 +364,48 @@ def _task_problems(path: Path, result: TaskResult) -> list[Problem]:
     if len(problems) == n_before:  # the headline is checked against scores that are sound
         problems += _main_score_problems(path, result, cls, scores)
     return problems
+
+
+def _on_local_folder(result: TaskResult) -> bool:
+    """Whether ``result`` comes from a folder task (``folder:PATH``) on the user's own data."""
+    return (
+        result.run is not None
+        and result.run.dataset.kind == "folder"
+        and result.task.name.startswith("Folder-")
+    )
+
+
+def _folder_task_class(result: TaskResult) -> type[Task] | str:
+    """The folder family's task for ``result`` (as ``folder_task`` builds it), or why not.
+
+    The folder itself need not exist here: the family (``details["folder"]["family"]``,
+    similarity when absent), its base class and its main score are enough to check scores.
+    """
+    from audiobench.families import family_task
+    from audiobench.registry import FOLDER_FAMILIES, FOLDER_FAMILY_SCORES
+    from audiobench.task import DatasetSource, TaskMetadata
+
+    name = result.task.name
+    recorded = result.details.get("folder")
+    folder = recorded.get("family") if isinstance(recorded, dict) else None
+    folder = folder if folder is not None else "similarity"
+    if folder not in FOLDER_FAMILIES:
+        return f"folder task {name!r}: unknown folder family {folder!r}"
+    if folder != "similarity" and not name.endswith(f"-{folder}"):
+        return f"folder task {name!r}: a folder-{folder} task's name ends in '-{folder}'"
+    family, main_score = FOLDER_FAMILY_SCORES[folder]
+    if result.task.family != family:
+        return (
+            f"folder task {name!r}: family {result.task.family!r} is not the folder-{folder} "
+            f"family {family!r}"
+        )
+    meta = TaskMetadata(
+        name=name,
+        description=f"Folder task over {result.task.dataset}.",
+        dataset=DatasetSource(kind="folder", path=result.task.dataset or "."),
+        main_score=main_score,
+    )
+    return type(f"Folder_{folder.replace('-', '_')}", (family_task(family),), {"metadata": meta})
 
 
 def _subset_scores(result: TaskResult) -> dict[str, dict[str, Any]]:
