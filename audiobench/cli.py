@@ -442,6 +442,8 @@ def _benchmark_table(bench: Any, results: list[Any]) -> Table:
 
 
 def _task_rows(family: str | None) -> list[dict[str, Any]]:
+    from audiobench.evaluators.evaluator import task_protocols
+
     rows = []
     for name, cls in registry.tasks.load_all().items():
         meta = cls.metadata
@@ -459,6 +461,7 @@ def _task_rows(family: str | None) -> list[dict[str, Any]]:
                 "main_score": meta.main_score,
                 "domains": list(meta.domains),
                 "options": cls.options.model_dump(mode="json"),
+                "protocols": list(task_protocols(cls)),
             }
         )
     return rows
