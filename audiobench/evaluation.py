@@ -83,6 +83,12 @@ class RunConfig(BaseModel):
     model_options: dict[str, Any] = Field(default_factory=dict)
     progress: bool = True
     count_flops: bool = True
+    threads: int | None = Field(
+        None,
+        ge=1,
+        description="Torch threads while encoding (default: the usable cores the decoding "
+        "threads leave, at least 1). Recorded in the result's environment.",
+    )
     # Where the embeddings are computed: never part of the run identity.
     ray: str | None = Field(
         None,
@@ -382,6 +388,7 @@ def _run_one(
         progress=hook,
         # A task whose data legitimately repeats audio (one clip in several pairs) says so.
         allow_duplicates=bool(getattr(task, "allow_duplicates", False)),
+        threads=config.threads,
     )
     with hook if hook is not None else nullcontext():
         scores = task.evaluate(embedder, clips)
@@ -448,7 +455,7 @@ def _run_one(
             evaluate_s=max(0.0, (t_done - t_loaded) - embed_wall),
             total_s=t_done - t_start,
         ),
-        environment=Environment.capture(config.device, ray=ray_info),
+        environment=Environment.capture(config.device, ray=ray_info, threads=embedder.threads),
         date=utc_now(),
     )
     written = result.save(output_dir)

@@ -212,9 +212,14 @@ class Environment(BaseModel):
     numpy: str
     device: str
     ray: RayInfo | None = Field(default=None, description="Set when encoding ran on Ray.")
+    threads: int | None = Field(
+        default=None, ge=1, description="Torch threads while encoding (None: not recorded)."
+    )
 
     @classmethod
-    def capture(cls, device: str, *, ray: RayInfo | None = None) -> Environment:
+    def capture(
+        cls, device: str, *, ray: RayInfo | None = None, threads: int | None = None
+    ) -> Environment:
         import numpy as np
 
         try:
@@ -230,6 +235,7 @@ class Environment(BaseModel):
             numpy=np.__version__,
             device=device,
             ray=ray,
+            threads=threads,
         )
 
 

@@ -48,6 +48,7 @@ from audiobench.task import Embedder
 from audiobench.torch_runtime import default_threads, encoder_threads, inference_mode
 
 __all__ = [
+    "DECODE_WORKERS",
     "BatchSizeWarning",
     "CachedEmbedder",
     "EmbeddingError",
@@ -66,6 +67,9 @@ RATE_BATCHES = 3
 SLOW_FACTOR = 5.0
 
 OnError = Literal["raise", "skip"]
+
+#: Threads decoding the next chunk while the encoder works on this one.
+DECODE_WORKERS = 2
 
 
 class BatchSizeWarning(UserWarning):
@@ -142,7 +146,7 @@ class CachedEmbedder(Embedder):
         canonical_rate: int = 16000,
         batch_size: int = 16,
         on_error: OnError = "raise",
-        workers: int = 2,
+        workers: int = DECODE_WORKERS,
         chunk_size: int = 512,
         progress: ProgressHook | None = None,
         max_clip_seconds: float | None = MAX_CLIP_SECONDS,

@@ -44,9 +44,8 @@ def default_threads(decode_workers: int) -> int:
 
 def _numpy_blas() -> list[object]:
     """Thread-pool controllers of the BLAS libraries outside torch (numpy's, scipy's)."""
-    from threadpoolctl import ThreadpoolController
-
     import torch
+    from threadpoolctl import ThreadpoolController
 
     torch_dir = os.path.dirname(torch.__file__)
     return [
