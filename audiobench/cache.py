@@ -294,6 +294,26 @@ class EmbeddingCache:
                         continue
         return found
 
+    def has_many(self, fingerprint: str, clip_hashes: Iterable[str]) -> set[str]:
+        """The hashes with a non-empty entry, looked up without reading the data.
+
+        For outputs too large to read only to learn that they are there (frame
+        outputs: megabytes per clip); a damaged entry still counts as present.
+        """
+        wanted = list(dict.fromkeys(clip_hashes))
+        present: set[str] = set()
+        with self._guard():
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    "SELECT clip_hash FROM embeddings WHERE fingerprint = ? "
+                    f"AND length(data) > 0 AND clip_hash IN ({marks})",
+                    (fingerprint, *chunk),
+                )
+                present.update(row[0] for row in rows)
+        return present
+
     def put_many(self, fingerprint: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
         """Store a batch in one transaction, so it is either all there or not at all."""
         rows = [

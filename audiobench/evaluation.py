@@ -90,6 +90,12 @@ class RunConfig(BaseModel):
     model_options: dict[str, Any] = Field(default_factory=dict)
     progress: bool = True
     count_flops: bool = True
+    threads: int | None = Field(
+        None,
+        ge=1,
+        description="Torch threads while encoding (default: the usable cores the decoding "
+        "threads leave, at least 1). Recorded in the result's environment.",
+    )
     # Where the embeddings are computed: never part of the run identity.
     ray: str | None = Field(
         None,
@@ -404,6 +410,7 @@ def _run_one(
         progress=hook,
         # A task whose data legitimately repeats audio (one clip in several pairs) says so.
         allow_duplicates=bool(getattr(task, "allow_duplicates", False)),
+        threads=config.threads,
     )
     with hook if hook is not None else nullcontext(), kernels.recording() as chosen_kernels:
         scores = task.evaluate(embedder, clips)
@@ -471,7 +478,10 @@ def _run_one(
             total_s=t_done - t_start,
         ),
         environment=Environment.capture(
-            config.device, ray=ray_info, scoring_kernels=chosen_kernels.summary()
+            config.device,
+            ray=ray_info,
+            threads=embedder.threads,
+            scoring_kernels=chosen_kernels.summary(),
         ),
         date=utc_now(),
     )

@@ -221,6 +221,9 @@ class Environment(BaseModel):
         "measured on this machine that chose them (audiobench.metrics.kernels).",
     )
     ray: RayInfo | None = Field(default=None, description="Set when encoding ran on Ray.")
+    threads: int | None = Field(
+        default=None, ge=1, description="Torch threads while encoding (None: not recorded)."
+    )
 
     @classmethod
     def capture(
@@ -228,6 +231,7 @@ class Environment(BaseModel):
         device: str,
         *,
         ray: RayInfo | None = None,
+        threads: int | None = None,
         scoring_kernels: dict[str, Any] | None = None,
     ) -> Environment:
         import numpy as np
@@ -249,6 +253,7 @@ class Environment(BaseModel):
             cpu=cpu_description(),
             scoring_kernels=scoring_kernels,
             ray=ray,
+            threads=threads,
         )
 
 
