@@ -125,9 +125,9 @@ class ModelInfo(BaseModel):
     params: dict[str, Any] = {}
     pooling: str
     fingerprint: str
-    n_parameters: int | None = None
-    embedding_dim: int | None = None
-    sample_rate: int
+    n_parameters: int | None = Field(default=None, ge=0)
+    embedding_dim: int | None = Field(default=None, ge=0)
+    sample_rate: int = Field(gt=0)
 
 
 class Timings(BaseModel):
@@ -146,6 +146,16 @@ class CacheStats(BaseModel):
     n_clips: int = Field(ge=0)
     n_cached: int = Field(ge=0, description="Clips served from the embedding cache.")
     n_encoded: int = Field(ge=0, description="Clips run through the encoder in this run.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CacheStats:
+        # A clip is served or encoded at most once (duplicates and skipped clips are neither).
+        if self.n_cached + self.n_encoded > self.n_clips:
+            raise ValueError(
+                f"n_cached ({self.n_cached}) + n_encoded ({self.n_encoded}) exceed "
+                f"n_clips ({self.n_clips})"
+            )
+        return self
 
 
 class Efficiency(BaseModel):

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from audiobench.reports import same_number
 from audiobench.results import NO_REVISION, TaskResult, load_result, result_path
 
 if TYPE_CHECKING:
@@ -347,6 +348,7 @@ def _task_problems(path: Path, result: TaskResult) -> list[Problem]:
             )
     if len(problems) == n_before:  # the headline is checked against scores that are sound
         problems += _main_score_problems(path, result, cls, scores)
+        problems += _summary_problems(path, result, cls, scores)
     return problems
 
 
@@ -389,6 +391,83 @@ def _main_score_problems(
             f"{given!r} is not {result.main_score_name!r} of the file's own scores ({expected!r})",
         )
     ]
+
+
+def _summary_problems(
+    path: Path, result: TaskResult, cls: type[Task], scores: dict[str, dict[str, Any]]
+) -> list[Problem]:
+    """The public aggregate must be the family's summary of the file's own subset reports.
+
+    The task is built with the options the file records (its protocol decides its report
+    model and its summary), each subset's scores are read as its report, and
+    :meth:`~audiobench.task.Task.summarize` recomputes the aggregate: every number written
+    must equal the recomputed one to the precision written (at least four decimals), and
+    nothing may be missing or added. The blind average cannot be recomputed (its subsets'
+    scores never leave the owner's machine); its form is checked by ``score_problems``.
+    """
+    group = cls.public_group
+    written = result.aggregates.get(group)
+    if written is None:
+        return []  # one subset and no aggregate: the main score was checked against it
+    where = f"aggregates.{group}"
+    listed = written.get("subsets")
+    if not isinstance(listed, list) or sorted(map(str, listed)) != sorted(scores):
+        return [
+            Problem(
+                path,
+                f"{where}.subsets",
+                f"{listed!r} are not the subsets the file has scores of ({sorted(scores)!r})",
+            )
+        ]
+    options = result.run.task_options if result.run is not None else {}
+    try:
+        task = cls(options=options)
+    except ValueError as exc:
+        return [Problem(path, "run.task_options", str(exc))]
+    try:
+        reports = {s: task.Report.model_validate(scores[s]) for s in map(str, listed)}
+        expected = task.summarize(reports).to_json()
+    except Exception as exc:  # a hostile file must never stop the validator
+        return [Problem(path, where, f"cannot be recomputed from the subsets' scores: {exc}")]
+    return [
+        Problem(path, f"{where}.{field}", message)
+        for field, message in _differences(written, expected, "")
+    ]
+
+
+def _differences(written: Any, expected: Any, where: str) -> list[tuple[str, str]]:
+    """(path, message) for every place where ``written`` JSON is not ``expected`` JSON."""
+    here = where or FILE
+    if isinstance(written, dict) and isinstance(expected, dict):
+        found: list[tuple[str, str]] = []
+        for key in expected:
+            inner = f"{where}.{key}" if where else str(key)
+            if key not in written:
+                found.append((inner, f"missing; the subsets' scores give {expected[key]!r}"))
+            else:
+                found += _differences(written[key], expected[key], inner)
+        found += [
+            (f"{where}.{key}" if where else str(key), "not in the summary of the subsets' scores")
+            for key in written
+            if key not in expected
+        ]
+        return found
+    if isinstance(written, list) and isinstance(expected, list) and len(written) == len(expected):
+        return [
+            item
+            for i, (w, e) in enumerate(zip(written, expected, strict=True))
+            for item in _differences(w, e, f"{where}[{i}]")
+        ]
+    if _is_number(written) and _is_number(expected):
+        if same_number(float(written), float(expected)):
+            return []
+    elif written == expected:
+        return []
+    return [(here, f"{written!r} is not what the subsets' scores give ({expected!r})")]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _provenance_problems(path: Path, result: TaskResult) -> list[Problem]:
