@@ -80,6 +80,27 @@ class DatasetIdentity(BaseModel):
     digest: str | None = Field(default=None, description="Content digest of local data.")
     pinned: bool
 
+    @model_validator(mode="after")
+    def _consistent(self) -> DatasetIdentity:
+        # "pinned" is a consequence of the kind and revision, never a claim of its own.
+        if self.kind in ("folder", "local_copy"):
+            if self.pinned:
+                raise ValueError(f"local data ({self.source}) is never pinned")
+            if self.digest is None or re.fullmatch(r"[0-9a-f]{64}", self.digest) is None:
+                raise ValueError("local data must carry the SHA-256 digest of its content")
+            return self
+        if self.digest is not None:
+            raise ValueError(f"{self.kind} data is identified by name and revision, not a digest")
+        pinned = self.kind == "synthetic" or (
+            self.revision is not None and re.fullmatch(PINNED_REVISION, self.revision) is not None
+        )
+        if self.pinned != pinned:
+            raise ValueError(
+                f"pinned is {str(self.pinned).lower()}, but {self.kind} data at revision "
+                f"{self.revision!r} is {'' if pinned else 'not '}pinned"
+            )
+        return self
+
 
 class RunIdentity(BaseModel):
     """What makes two runs the same: a result is reused only for an identical identity.

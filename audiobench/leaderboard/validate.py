@@ -196,8 +196,7 @@ def _check_file(p: Path, allow_unpinned: bool) -> tuple[TaskResult | None, list[
     # Where the file should sit only means something once its names are sound.
     path_problems = [] if problems else _path_problems(p, result)
     problems += _task_problems(p, result) + path_problems
-    if not allow_unpinned:
-        problems += _provenance_problems(p, result)
+    problems += _provenance_problems(p, result, allow_unpinned)
     return (result if not problems else None), problems
 
 
@@ -470,21 +469,33 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _provenance_problems(path: Path, result: TaskResult) -> list[Problem]:
-    """Public tables take only results on pinned data (a hub commit or generated data)."""
-    run = result.run
-    if run is None or run.dataset.pinned:
-        return []
-    data = run.dataset
+def _provenance_problems(path: Path, result: TaskResult, allow_unpinned: bool) -> list[Problem]:
+    """The recorded data identity agrees with the task; public tables take pinned data only.
+
+    Pinned data is a hub commit or generated data (:mod:`audiobench.leaderboard.provenance`);
+    a version-1 file is judged by the identity its task block implies.
+    """
+    from audiobench import registry
+    from audiobench.leaderboard.provenance import identity_problems, recorded_dataset
+
+    try:
+        source = registry.tasks.get(result.task.name).metadata.dataset
+    except (LookupError, ImportError):
+        return []  # an unknown task is reported by the task checks
+    problems = [Problem(path, f, message) for f, message in identity_problems(result, source)]
+    data = recorded_dataset(result, source)
+    if allow_unpinned or problems or data.pinned:
+        return problems
     what = (
         f"local data ({data.source})"
         if data.kind in ("folder", "local_copy")
         else f"{data.source} at unpinned revision {data.revision!r}"
     )
+    field_name = "run.dataset" if result.run is not None else "task.dataset"
     return [
         Problem(
             path,
-            "run.dataset",
+            field_name,
             f"computed on {what}; the public leaderboard takes results on pinned data only "
             "(use --allow-unpinned for a private table)",
         )
