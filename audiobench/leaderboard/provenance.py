@@ -65,10 +65,14 @@ def recorded_dataset(result: TaskResult, source: DatasetSource) -> DatasetIdenti
         return result.run.dataset
     task = result.task
     if source.kind == "folder" or not _names_registered_data(task.dataset, source):
-        kind = "folder" if source.kind == "folder" else "local_copy"
         # Read back, not recorded: version 1 kept no content digest to check it against.
         return DatasetIdentity.model_construct(
-            kind=kind, source=task.dataset, revision=None, config=None, digest=None, pinned=False
+            kind="folder" if source.kind == "folder" else "local_copy",
+            source=task.dataset,
+            revision=None,
+            config=None,
+            digest=None,
+            pinned=False,
         )
     if source.kind == "synthetic":
         return DatasetIdentity(
