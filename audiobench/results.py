@@ -447,10 +447,14 @@ def load_result(path: str | os.PathLike[str]) -> TaskResult:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"{p}: not a readable JSON result file: {exc}") from exc
+    except RecursionError as exc:  # deeper than the parser goes: hostile, never a result
+        raise ValueError(f"{p}: not a readable JSON result file: nested too deeply") from exc
     try:
         return TaskResult.model_validate(data)
     except ValueError as exc:
         raise ValueError(f"{p}: invalid result file: {exc}") from exc
+    except RecursionError as exc:
+        raise ValueError(f"{p}: invalid result file: nested too deeply") from exc
 
 
 def utc_now() -> datetime:

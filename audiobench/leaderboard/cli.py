@@ -99,10 +99,14 @@ def table(
         cells.setdefault(model, {})[result.task.name] = result.main_score
     tasks = sorted(columns)
     if as_csv:
+        from audiobench.leaderboard.frames import spreadsheet_cell
+
+        # Model names come from any file that reads as a result: no formula may run.
         writer = csv.writer(sys.stdout)
         writer.writerow(["model", *tasks])
         for model in sorted(cells):
-            writer.writerow([model, *(cells[model].get(t) for t in tasks)])
+            row = [model, *(cells[model].get(t) for t in tasks)]
+            writer.writerow([spreadsheet_cell(cell) for cell in row])
         return
     models = sorted(cells)
     shown = Table(title="main score of each task, per model")

@@ -188,8 +188,6 @@ def _check_file(p: Path, allow_unpinned: bool) -> tuple[TaskResult | None, list[
         ]
     try:
         result = load_result(p)
-    except RecursionError:
-        return None, [problem(FILE, "JSON nested too deeply")]
     except ValueError as exc:
         return None, _load_problems(p, exc)
     problems = _name_problems(p, result)
@@ -227,6 +225,8 @@ def _load_problems(path: Path, exc: ValueError) -> list[Problem]:
             Problem(path, _location(error["loc"]), _message(error))
             for error in cause.errors(include_url=False)
         ]
+    if isinstance(cause, RecursionError):
+        return [Problem(path, FILE, "JSON nested too deeply")]
     if isinstance(cause, json.JSONDecodeError):
         return [Problem(path, FILE, f"not valid JSON: {cause}")]
     if isinstance(cause, UnicodeDecodeError):
