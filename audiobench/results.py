@@ -67,9 +67,10 @@ class DatasetIdentity(BaseModel):
 
     ``pinned`` is true only for data that cannot change under the same name: a
     hub dataset at a full commit hash, or generated data at a versioned
-    generator. A local copy or folder (``digest`` over its clip table and the
-    size and modification time of every audio file) or a hub branch such as
-    ``main`` is not pinned; the public leaderboard accepts pinned results only.
+    generator. A local copy or folder (``digest`` over its clip table and a hash
+    of every clip's encoded audio bytes, so audio edited in place is noticed
+    whatever its timestamps) or a hub branch such as ``main`` is not pinned;
+    the public leaderboard accepts pinned results only.
     """
 
     model_config = _STRICT
