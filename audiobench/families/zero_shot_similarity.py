@@ -186,6 +186,11 @@ class Filtered(Report):
     n_small_class_clips: Count
 
 
+def _nearest(share: float, whole: int) -> float:
+    """The fraction ``m / whole`` closest to ``share`` (m a whole number)."""
+    return round(share * whole) / whole
+
+
 class SimilarityReport(Report):
     """One subset: the metrics engine's report (configuration -> metric -> entry)."""
 
@@ -215,6 +220,18 @@ class SimilarityReport(Report):
                     derived.append(("lift", entry.lift, entry.value - entry.baseline_mean))
                 if name in ("gsr", "csr") and entry.raw is not None:
                     derived.append(("value", entry.value, (entry.raw + 1.0) / 2.0))
+                # P@k is a share of n * k neighbours; a p-value (1 + m) / (1 + permutations).
+                k = _reports.cutoff_of(name, "p@")
+                if k is not None and entry.value is not None and entry.n_evaluated:
+                    derived.append(
+                        ("value", entry.value, _nearest(entry.value, entry.n_evaluated * k))
+                    )
+                n_null = self.settings.n_permutations
+                if entry.p_value is not None and n_null:
+                    # At least 1 / (1 + permutations): the observed labelling counts itself.
+                    least = 1.0 / (n_null + 1)
+                    nearest = max(least, _nearest(entry.p_value, n_null + 1))
+                    derived.append(("p_value", entry.p_value, nearest))
                 for field, given, expected in derived:
                     if given is None or expected is None:
                         continue

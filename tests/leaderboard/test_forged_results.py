@@ -131,6 +131,34 @@ def test_an_edited_subset_value_must_follow_from_its_entry(
     ]
 
 
+def test_a_forged_subset_its_aggregate_and_headline_together_are_rejected(
+    real_results: Path, tmp_path: Path
+) -> None:
+    """Every number edited in step (subset, lift, aggregate, main score): P@k is still a
+    share of whole neighbours, and a p-value a share of whole permutations."""
+    rel = "log-mel/v1/ExampleChirps.json"
+    data = _load(real_results, rel)
+    entry = data["scores"]["CHIRPS"]["configs"]["raw/cosine"]["p@1"]
+    n = entry["n_evaluated"]
+    entry["value"] = 0.99
+    entry["lift"] = 0.99 - entry["baseline_mean"]
+    data["aggregates"]["public"]["configs"]["raw/cosine"]["p@1"] = data["main_score"] = 0.99
+    path = _write(tmp_path / "p1", data, rel)
+    assert _lines(path) == [
+        f"{path}: scores.CHIRPS: configs.raw/cosine.p@1.value: 0.99 does not follow from the "
+        f"entry's other numbers ({round(0.99 * n) / n!r})"
+    ]
+    data = _load(real_results, rel)
+    entry = data["scores"]["CHIRPS"]["configs"]["raw/cosine"]["p@1"]
+    entry["p_value"] = 0.001  # below 1 / (1 + permutations): more than the run could show
+    n_null = data["scores"]["CHIRPS"]["settings"]["n_permutations"]
+    path = _write(tmp_path / "p", data, rel)
+    assert _lines(path) == [
+        f"{path}: scores.CHIRPS: configs.raw/cosine.p@1.p_value: 0.001 does not follow from "
+        f"the entry's other numbers ({1 / (n_null + 1)!r})"
+    ]
+
+
 def test_precision_written_is_respected_but_not_below_four_decimals(
     real_results: Path, tmp_path: Path
 ) -> None:
