@@ -13,6 +13,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from audiobench.leaderboard.build import build_leaderboard
@@ -300,6 +301,25 @@ def test_clustering_means_must_be_those_of_the_seeds(tmp_path: Path) -> None:
         f"{path}: scores.default: v_measure: 0.99 is not what per_seed.v_measure gives "
         f"({statistics.fmean(seeds)!r})"
     ]
+
+
+def test_a_probes_mean_must_be_that_of_its_splits(tmp_path: Path) -> None:
+    """Classification: the headline probe's mean is the mean of its splits' values."""
+    source = Path(__file__).parents[1] / "trust" / "v1_results" / "log-mel" / "v1"
+    data = json.loads((source / "MockClassification.json").read_text())
+    entry = data["scores"]["default"]["linear"]
+    by_split = [split["accuracy"] for split in entry["per_split"].values()]
+    entry["accuracy"] = data["main_score"] = 0.99
+    path = _write(tmp_path, data, "log-mel/v1/MockClassification.json")
+    assert _lines(path) == [
+        f"{path}: scores.default.linear: accuracy: 0.99 is not what the splits and seeds give "
+        f"({float(np.mean(by_split))!r})"
+    ]
+    data = json.loads((source / "MockClassification.json").read_text())
+    data["scores"]["default"]["linear"]["n_samples"] += 1000
+    path = _write(tmp_path / "n", data, "log-mel/v1/MockClassification.json")
+    (line,) = _lines(path)
+    assert line.startswith(f"{path}: scores.default.linear: n_samples is ")
 
 
 def test_pair_classification_best_values_follow_the_functions(tmp_path: Path) -> None:
