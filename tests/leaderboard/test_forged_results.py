@@ -226,6 +226,27 @@ def test_other_families_aggregates_under_the_reference_protocol(
     ]
 
 
+def test_a_reference_protocol_mean_must_be_that_of_its_experiments(tmp_path: Path) -> None:
+    """MTEB's clustering repeats k-means: v_measure is the experiments' mean, _std their spread."""
+    runs = [0.4, 0.5, 0.6]
+    report = {
+        "n_samples": 16,
+        "v_measure": float(np.mean(runs)),
+        "v_measure_std": float(np.std(runs)),
+        "per_experiment": [{"v_measure": v} for v in runs],
+    }
+    result = hand_made_result("CREMA_DClustering", "model-a", report["v_measure"], report=report)
+    path = result.save(tmp_path / "good")
+    assert _lines(path, allow_unpinned=False) == []
+    data = json.loads(path.read_text())
+    data["scores"]["default"]["v_measure"] = data["main_score"] = 0.9
+    forged = _write(tmp_path / "forged", data, "model-a/v1/CREMA_DClustering.json")
+    assert _lines(forged) == [
+        f"{forged}: scores.default: v_measure: 0.9 is not what per_experiment gives "
+        f"({float(np.mean(runs))!r})"
+    ]
+
+
 # ---------------------------------------------------------------------------- item 1: counts
 
 
