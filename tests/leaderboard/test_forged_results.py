@@ -372,6 +372,31 @@ def test_pair_classification_best_values_follow_the_functions(tmp_path: Path) ->
     ]
 
 
+def test_perceptual_agreements_are_whole_or_half_trials(tmp_path: Path) -> None:
+    import audiobench
+
+    (result,) = audiobench.evaluate(
+        "MockPerceptualAlignment",
+        "log-mel",
+        output_dir=tmp_path / "res",
+        cache_dir=tmp_path / "cache",
+        progress=False,
+        count_flops=False,
+    )
+    path = result.path(tmp_path / "res")
+    assert _lines(path, allow_unpinned=False) == []
+    data = json.loads(path.read_text())
+    trials = data["scores"]["default"]["cosine"]["triplet"]["all"]
+    trials["n_correct"] = 0.99 * trials["n"]  # accuracy, aggregate and headline in step
+    trials["accuracy"] = data["aggregates"]["mean"]["cosine"]["triplet/all"] = 0.99
+    data["main_score"] = 0.99
+    forged = _write(tmp_path / "forged", data, "log-mel/v1/MockPerceptualAlignment.json")
+    assert _lines(forged) == [
+        f"{forged}: scores.default.cosine.triplet.all: n_correct {0.99 * trials['n']!r} is not "
+        "a whole or half count"
+    ]
+
+
 # ---------------------------------------------------------------------------- item 2: provenance
 
 
