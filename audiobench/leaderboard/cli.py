@@ -45,8 +45,10 @@ def validate(
     """Check result files strictly; print one line per problem and exit 1 if any.
 
     Besides the schema: the task is registered and agrees with the file, every
-    score is a known metric inside its range, the main score is the value the
-    file's own scores give, and the data was pinned (see --allow-unpinned).
+    score is a known metric inside its range, counts and derived values agree
+    with each other, the main score and every aggregate are what the file's own
+    subset scores give, the recorded data identity is one the task can have,
+    and the data was pinned (see --allow-unpinned).
     """
     from audiobench.leaderboard.validate import validate_paths
 

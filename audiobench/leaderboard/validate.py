@@ -11,7 +11,11 @@ wrong with a pull request at once. A file passes only if it
 - names a registered task, with that task's family, dataset revision, main
   score and subsets;
 - has scores its task family accepts (:meth:`audiobench.task.Task.score_problems`:
-  known metric names, values in range);
+  known metric names, values in range, counts and derived values consistent);
+- has a main score and a public aggregate that are what the family makes of the
+  file's own subset reports (:meth:`audiobench.task.Task.summarize`);
+- records a data identity its task can have, and pinned data unless
+  ``allow_unpinned`` (:mod:`audiobench.leaderboard.provenance`);
 - uses model and revision names that are safe as path components, and sits
   at the path its content determines (:func:`audiobench.results.result_path`).
 """
