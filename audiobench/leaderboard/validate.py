@@ -422,7 +422,9 @@ def _summary_problems(
                 f"{listed!r} are not the subsets the file has scores of ({sorted(scores)!r})",
             )
         ]
-    options = result.run.task_options if result.run is not None else {}
+    recorded = result.run.task_options if result.run is not None else {}
+    # Options a later version dropped do not change how the subsets are summarized.
+    options = {k: v for k, v in recorded.items() if k in cls.Options.model_fields}
     try:
         task = cls(options=options)
     except ValueError as exc:

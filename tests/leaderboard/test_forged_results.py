@@ -53,6 +53,24 @@ def _lines(path: Path, *, allow_unpinned: bool = True) -> list[str]:
     return [p.line() for p in problems]
 
 
+def _fresh_result(task: str, tmp_path: Path) -> dict[str, Any]:
+    """A real run's result of ``task`` with log-mel (valid, on pinned data), as JSON."""
+    import audiobench
+
+    (result,) = audiobench.evaluate(
+        task,
+        "log-mel",
+        output_dir=tmp_path / "res",
+        cache_dir=tmp_path / "cache",
+        progress=False,
+        count_flops=False,
+    )
+    path = result.path(tmp_path / "res")
+    assert _lines(path, allow_unpinned=False) == []
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
 # ---------------------------------------------------------------------------- item 1: aggregates
 
 
@@ -344,19 +362,7 @@ def test_a_probes_mean_must_be_that_of_its_splits(tmp_path: Path) -> None:
 
 
 def test_pair_classification_best_values_follow_the_functions(tmp_path: Path) -> None:
-    import audiobench
-
-    (result,) = audiobench.evaluate(
-        "MockPairClassification",
-        "log-mel",
-        output_dir=tmp_path / "res",
-        cache_dir=tmp_path / "cache",
-        progress=False,
-        count_flops=False,
-    )
-    path = result.path(tmp_path / "res")
-    assert _lines(path, allow_unpinned=False) == []
-    data = json.loads(path.read_text())
+    data = _fresh_result("MockPairClassification", tmp_path)
     best = data["scores"]["default"]["max_ap"]
     forged = json.loads(json.dumps(data))
     forged["scores"]["default"]["max_ap"] = forged["main_score"] = 1.0
@@ -373,19 +379,7 @@ def test_pair_classification_best_values_follow_the_functions(tmp_path: Path) ->
 
 
 def test_perceptual_agreements_are_whole_or_half_trials(tmp_path: Path) -> None:
-    import audiobench
-
-    (result,) = audiobench.evaluate(
-        "MockPerceptualAlignment",
-        "log-mel",
-        output_dir=tmp_path / "res",
-        cache_dir=tmp_path / "cache",
-        progress=False,
-        count_flops=False,
-    )
-    path = result.path(tmp_path / "res")
-    assert _lines(path, allow_unpinned=False) == []
-    data = json.loads(path.read_text())
+    data = _fresh_result("MockPerceptualAlignment", tmp_path)
     trials = data["scores"]["default"]["cosine"]["triplet"]["all"]
     trials["n_correct"] = 0.99 * trials["n"]  # accuracy, aggregate and headline in step
     trials["accuracy"] = data["aggregates"]["mean"]["cosine"]["triplet/all"] = 0.99

@@ -16,18 +16,9 @@ import audiobench
 from audiobench.audio import ArrayAudioRef, ArrowAudioRef, FileAudioRef
 from audiobench.results import load_result
 from tests.conftest import write_tone
+from tests.trust.test_run_identity import _folder
 
 FAST = {"n_permutations": 10, "n_bootstrap": 5}
-
-
-def _folder(root: Path) -> Path:
-    rows = ["file,label"]
-    for c, freq in enumerate((300.0, 900.0, 2700.0)):
-        for k in range(3):
-            write_tone(root / f"c{c}-{k}.wav", freq=freq * (1 + 0.02 * k), seconds=0.4)
-            rows.append(f"c{c}-{k}.wav,c{c}")
-    (root / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return root
 
 
 def _run(folder: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
