@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import statistics
 import time
@@ -306,14 +305,20 @@ def dataset_identity(task: Task, clips: Sequence[Clip] | None = None) -> Dataset
 
 
 def _clips_digest(clips: Sequence[Clip]) -> str:
-    """SHA-256 over every clip's table row and its audio file's size and modification time."""
+    """SHA-256 over every clip's table row and a hash of its encoded audio bytes.
+
+    The audio is hashed, not its file's size and modification time, so audio edited in
+    place is another dataset whatever its timestamps; a file that cannot be read (missing,
+    to be skipped under ``--on-error skip``) counts as absent.
+    """
     digest = hashlib.sha256()
     for clip in clips:
-        path = getattr(clip.audio, "path", None)
-        stat = os.stat(path) if path is not None and os.path.exists(path) else None
+        try:
+            content: str | None = clip.audio.content_digest()
+        except (OSError, ValueError):
+            content = None
         row: list[object] = [clip.id, clip.label, clip.subset, clip.split, clip.text, clip.group]
-        row += [clip.audio.location, stat.st_size if stat else None]
-        row += [stat.st_mtime_ns if stat else None]
+        row += [clip.audio.location, content]
         digest.update(json.dumps(row, default=str).encode() + b"\n")
     return digest.hexdigest()
 

@@ -10,9 +10,10 @@ population standard deviation over seeds (``std``) and the value of every seed
 
 from __future__ import annotations
 
+import statistics
 from typing import Annotated, Any, cast
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from audiobench import reports as _reports
 from audiobench.errors import DataError
@@ -61,6 +62,26 @@ class ClusteringReport(ClusteringScores):
     per_seed: PerSeed
     n_clusters: Count
     n_samples: Count
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ClusteringReport:
+        """Each mean and spread is that of the seeds' values; every seed has every metric."""
+        lengths = {len(getattr(self.per_seed, m)) for m in ClusteringScores.model_fields}
+        if len(lengths) != 1 or 0 in lengths:
+            raise ValueError(f"per_seed: every metric needs one value per seed (got {lengths})")
+        for metric in ClusteringScores.model_fields:
+            values = getattr(self.per_seed, metric)
+            for field, given, expected in (
+                (metric, getattr(self, metric), statistics.fmean(values)),
+                (f"std.{metric}", getattr(self.std, metric), statistics.pstdev(values)),
+            ):
+                if not _reports.same_number(given, expected):
+                    raise ValueError(
+                        f"{field}: {given!r} is not what per_seed.{metric} gives ({expected!r})"
+                    )
+        if self.n_clusters > self.n_samples:
+            raise ValueError(f"n_clusters ({self.n_clusters}) exceeds n_samples ({self.n_samples})")
+        return self
 
 
 class ClusteringSummary(Summary, ClusteringScores):

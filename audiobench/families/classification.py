@@ -200,6 +200,45 @@ class ProbeEntry(_KeyedFirst, Generic[M]):
         default=None, description="Seed -> each metric's mean over splits with that seed."
     )
 
+    @model_validator(mode="after")
+    def _consistent(self) -> ProbeEntry[M]:
+        """Means, spreads and counts are those of the splits (and seeds) the entry lists."""
+        splits = list(self.per_split.values())
+        if self.n_splits != len(splits):
+            raise ValueError(f"n_splits is {self.n_splits} but per_split lists {len(splits)}")
+        n_samples = sum(s.n_samples for s in splits)
+        if self.n_samples != n_samples:
+            raise ValueError(f"n_samples is {self.n_samples} but the splits hold {n_samples}")
+        # Read through plain mappings: the metric names are the entry's type parameter.
+        std: Mapping[str, float] = cast("Mapping[str, float]", self.std)
+        seed_std: Mapping[str, float] = cast("Mapping[str, float]", self.seed_std or {})
+        seeds: list[Mapping[str, float]] = list(
+            cast("dict[str, Mapping[str, float]]", self.per_seed or {}).values()
+        )
+        if self.per_seed is not None and self.n_seeds != len(seeds):
+            raise ValueError(f"n_seeds is {self.n_seeds} but per_seed lists {len(seeds)}")
+        checks: list[tuple[str, float, float]] = []
+        for metric, value in (self.model_extra or {}).items():
+            for source, name, spread, values in (
+                ("split", "std", std, [(s.model_extra or {}).get(metric) for s in splits]),
+                ("seed", "seed_std", seed_std, [seed.get(metric) for seed in seeds]),
+            ):
+                if source == "seed" and not seeds:
+                    continue
+                known = [float(v) for v in values if v is not None]
+                if len(known) != len(values):
+                    raise ValueError(f"{metric}: not reported by every {source}")
+                checks += [
+                    (str(metric), value, float(np.mean(known))),
+                    (f"{name}.{metric}", spread.get(metric, -1.0), float(np.std(known))),
+                ]
+        for where, given, expected in checks:
+            if not _reports.same_number(given, expected):
+                raise ValueError(
+                    f"{where}: {given!r} is not what the splits and seeds give ({expected!r})"
+                )
+        return self
+
 
 class ClassificationReport(_KeyedFirst, Generic[M]):
     """One subset: probe name -> :class:`ProbeEntry` for every probe that ran."""

@@ -43,12 +43,12 @@ from itertools import compress
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
 
 import numpy as np
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, model_validator
 
 from audiobench.errors import DataError
 from audiobench.metrics.pair_classification import PAIR_METRICS, PAIR_SIMILARITIES
 from audiobench.metrics.trec_retrieval import TREC_K_VALUES, TREC_METRICS
-from audiobench.reports import Count, KeyedReport, Report, Summary, finite_or_none
+from audiobench.reports import Count, KeyedReport, Report, Summary, finite_or_none, same_number
 from audiobench.task import Embedder, Subset, Task, TaskOptions, error_in_context
 
 if TYPE_CHECKING:
@@ -101,6 +101,28 @@ class MtebReport(KeyedReport):
     per_experiment: list[dict[MetricName, float | None]] | None = Field(
         default=None, description="Each experiment's values (folds, samplings, bootstraps)."
     )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MtebReport:
+        """A repeated experiment's metric is the mean of its defined values (``_std``: their
+        population spread), as the reference averages them."""
+        if not self.per_experiment:
+            return self
+        reported = self.model_extra or {}
+        for metric in {m for e in self.per_experiment for m in e}:
+            values = [v for e in self.per_experiment if (v := e.get(metric)) is not None]
+            given = reported.get(metric)
+            if given is None or not values:
+                continue
+            for name, written, expected in (
+                (metric, given, float(np.mean(values))),
+                (f"{metric}_std", reported.get(f"{metric}_std"), float(np.std(values))),
+            ):
+                if written is not None and not same_number(written, expected):
+                    raise ValueError(
+                        f"{name}: {written!r} is not what per_experiment gives ({expected!r})"
+                    )
+        return self
 
 
 class MtebSummary(Summary, KeyedReport):

@@ -36,7 +36,7 @@ from itertools import product
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
@@ -94,6 +94,20 @@ class PairClassificationReport(Report):
     n_positive: Count
     n_pairs_unembedded: Count
     n_clips: Count
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PairClassificationReport:
+        """Each ``max_<metric>`` is the best function's value; positives are among the pairs."""
+        for metric in METRICS:
+            given = getattr(self, f"max_{metric}")
+            best = max(getattr(getattr(self, name), metric) for name in SIMILARITIES)
+            if not _reports.same_number(given, best):
+                raise ValueError(
+                    f"max_{metric}: {given!r} is not the best function's {metric} ({best!r})"
+                )
+        if self.n_positive > self.n_pairs:
+            raise ValueError(f"n_positive ({self.n_positive}) exceeds n_pairs ({self.n_pairs})")
+        return self
 
 
 class PairClassificationSummary(Summary):

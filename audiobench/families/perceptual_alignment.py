@@ -285,6 +285,9 @@ class TrialScores(Report):
                 raise ValueError(f"{name} {value!r} is more than n = {self.n}")
         if abs(self.accuracy - self.n_correct / self.n) > 1e-9:
             raise ValueError(f"accuracy {self.accuracy!r} is not n_correct / n")
+        # Agreements are whole trials, a tie half of one.
+        if self.n_correct * 2 != round(self.n_correct * 2):
+            raise ValueError(f"n_correct {self.n_correct!r} is not a whole or half count")
         if self.ci95 is not None and self.ci95[0] > self.ci95[1]:
             raise ValueError(f"ci95: low {self.ci95[0]!r} > high {self.ci95[1]!r}")
         return self

@@ -48,8 +48,10 @@ def validate(
     """Check result files strictly; print one line per problem and exit 1 if any.
 
     Besides the schema: the task is registered and agrees with the file, every
-    score is a known metric inside its range, the main score is the value the
-    file's own scores give, and the data was pinned (see --allow-unpinned).
+    score is a known metric inside its range, counts and derived values agree
+    with each other, the main score and every aggregate are what the file's own
+    subset scores give, the recorded data identity is one the task can have,
+    and the data was pinned (see --allow-unpinned).
     """
     from audiobench.leaderboard.validate import validate_paths
 
@@ -118,11 +120,14 @@ def table(
             for ref, value in zip(references, _references(cells[model][task][1]), strict=True)
             if value is not None
         }
+        from audiobench.leaderboard.frames import spreadsheet_cell
+
         header = ["model"]
         for task in tasks:
             header += [task, *(f"{task} {ref}" for ref in references if (task, ref) in used)]
+        # Model and task names come from any file that reads as a result: no formula may run.
         writer = csv.writer(sys.stdout)
-        writer.writerow(header)
+        writer.writerow([spreadsheet_cell(cell) for cell in header])
         for model in models:
             row: list[object] = [model]
             for task in tasks:
@@ -133,7 +138,7 @@ def table(
                     for ref, number in zip(references, _references(context), strict=True)
                     if (task, ref) in used
                 ]
-            writer.writerow(row)
+            writer.writerow([spreadsheet_cell(cell) for cell in row])
         return
     shown = Table(
         title="main score of each task, per model",

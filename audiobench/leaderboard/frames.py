@@ -22,7 +22,15 @@ from audiobench.task import TaskFamily
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RESULT_COLUMNS", "SCORE_COLUMNS", "load_results", "results_frame", "scores_frame"]
+__all__ = [
+    "RESULT_COLUMNS",
+    "SCORE_COLUMNS",
+    "load_results",
+    "results_frame",
+    "scores_frame",
+    "spreadsheet_cell",
+    "spreadsheet_safe",
+]
 
 RESULT_COLUMNS = (
     "model",
@@ -72,6 +80,13 @@ _EFFICIENCY = (
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
+def spreadsheet_cell(value: object) -> object:
+    """``value``, with a ``'`` in front if it is text a spreadsheet would run as a formula."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy where every text cell a spreadsheet would run as a formula starts with ``'``.
 
@@ -79,13 +94,7 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     option values); opened from ``results.csv`` a cell such as ``=HYPERLINK(..)``
     would otherwise execute.
     """
-
-    def guard(value: object) -> object:
-        if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-            return "'" + value
-        return value
-
-    return frame.map(guard)
+    return frame.map(spreadsheet_cell)
 
 
 def results_frame(results: Iterable[TaskResult]) -> pd.DataFrame:
