@@ -545,16 +545,22 @@ def _provenance_problems(path: Path, result: TaskResult, allow_unpinned: bool) -
     try:
         source = registry.tasks.get(result.task.name).metadata.dataset
     except (LookupError, ImportError):
-        return []  # an unknown task is reported by the task checks
-    problems = [Problem(path, f, message) for f, message in identity_problems(result, source)]
-    data = recorded_dataset(result, source)
-    if allow_unpinned or problems or data.pinned:
-        return problems
-    what = (
-        f"local data ({data.source})"
-        if data.kind in ("folder", "local_copy")
-        else f"{data.source} at unpinned revision {data.revision!r}"
-    )
+        # A folder task is registered by no package: local data, which only a private table
+        # takes; any other unknown task is reported by the task checks.
+        if allow_unpinned or not _on_local_folder(result):
+            return []
+        assert result.run is not None
+        what = f"local data ({result.run.dataset.source})"
+    else:
+        problems = [Problem(path, f, message) for f, message in identity_problems(result, source)]
+        data = recorded_dataset(result, source)
+        if allow_unpinned or problems or data.pinned:
+            return problems
+        what = (
+            f"local data ({data.source})"
+            if data.kind in ("folder", "local_copy")
+            else f"{data.source} at unpinned revision {data.revision!r}"
+        )
     field_name = "run.dataset" if result.run is not None else "task.dataset"
     return [
         Problem(
