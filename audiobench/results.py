@@ -363,6 +363,12 @@ class TaskResult(BaseModel):
     def _identified(self) -> TaskResult:
         if self.schema_version >= 2 and self.run is None:
             raise ValueError("run: a version-2 result must carry its run identity")
+        # The model's size is counted once and written twice.
+        counted = (self.model.n_parameters, self.efficiency.n_parameters)
+        if None not in counted and counted[0] != counted[1]:
+            raise ValueError(
+                f"model.n_parameters ({counted[0]}) is not efficiency.n_parameters ({counted[1]})"
+            )
         return self
 
     @field_validator("scores", "aggregates", "details")

@@ -305,6 +305,11 @@ def test_a_reference_protocol_mean_must_be_that_of_its_experiments(tmp_path: Pat
             "model.n_parameters: Input should be greater than or equal to 0 (got -1)",
         ),
         (
+            ("model", "n_parameters"),
+            94_000_000,
+            "(file): model.n_parameters (94000000) is not efficiency.n_parameters (0)",
+        ),
+        (
             ("model", "embedding_dim"),
             -128,
             "model.embedding_dim: Input should be greater than or equal to 0 (got -128)",
@@ -317,6 +322,7 @@ def test_a_reference_protocol_mean_must_be_that_of_its_experiments(tmp_path: Pat
         "metric-count",
         "cache",
         "n_parameters",
+        "n_parameters-twice",
         "embedding_dim",
     ],
 )
