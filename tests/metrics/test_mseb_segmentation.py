@@ -20,7 +20,7 @@ from audiobench.metrics import (
 )
 
 
-def T(term: str, start: float, end: float, score: float | None = None) -> TimedTerm:  # noqa: N802
+def T(term: str, start: float, end: float, score: float | None = None) -> TimedTerm:
     return TimedTerm(term, start, end, score)
 
 

@@ -38,9 +38,7 @@ def _brute_scores(refs: list[str], hyps: list[str]) -> dict[str, float]:
         sentence.append(1.0 if gone or errors[-1] > 0 else 0.0)
         missing.append(1.0 if gone else 0.0)
     wer = sum(errors) / sum(lengths)
-    spread = sum(
-        n * ((e / n if n else e) - wer) ** 2 for e, n in zip(errors, lengths, strict=True)
-    )
+    spread = sum(n * ((e / n if n else e) - wer) ** 2 for e, n in zip(errors, lengths, strict=True))
     ser = sum(sentence) / len(sentence)
     return {
         "WER": wer,
