@@ -22,7 +22,6 @@ Source: ``mseb/evaluator.py`` (``compute_weighted_average_and_std``), ``mseb/typ
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 
@@ -58,8 +57,9 @@ def _weighted_mean_and_std(values: np.ndarray, weights: np.ndarray) -> tuple[flo
     total = float(weights.sum())
     mean = float(values.sum()) / total
     ratios = np.divide(values, weights, out=values.copy(), where=weights != 0)
-    variance = float((weights * (ratios - mean) ** 2).sum()) / total
-    return mean, math.sqrt(variance)
+    variance = (weights * (ratios - mean) ** 2).sum() / total
+    # ``** 0.5`` (not math.sqrt) rounds as MSEB's NumPy expression does, to the last bit.
+    return mean, float(np.float64(variance) ** 0.5)
 
 
 def weighted_mean_and_std(
