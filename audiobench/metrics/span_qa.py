@@ -72,6 +72,8 @@ from audiobench.metrics.mseb_conventions import (
     NO_ANSWER,
     NO_RESPONSE,
     _weighted_mean_and_std,
+    check_texts,
+    real_array,
 )
 
 __all__ = [
@@ -142,16 +144,6 @@ class SpanQAScores:
         }
 
 
-def _check_strings(values: Sequence[str], name: str) -> list[str]:
-    if isinstance(values, str):
-        raise ValueError(f"{name} must be a sequence of strings (one per example), not a string")
-    items = list(values)
-    for position, item in enumerate(items):
-        if not isinstance(item, str):
-            raise ValueError(f"{name}[{position}] must be a string, got {type(item).__name__}")
-    return items
-
-
 def _span_qa_scores(references: list[str], predictions: list[str]) -> SpanQAScores:
     per_example = np.array(
         [_span_f1(t, p) for t, p in zip(references, predictions, strict=True)], dtype=np.float64
@@ -204,8 +196,8 @@ def span_qa_scores(references: Sequence[str], predictions: Sequence[str]) -> Spa
     ``"NO_RESPONSE"`` (missing). Raises ValueError for mismatched lengths, no examples, or
     items that are not strings.
     """
-    refs = _check_strings(references, "references")
-    preds = _check_strings(predictions, "predictions")
+    refs = check_texts(references, "references")
+    preds = check_texts(predictions, "predictions")
     if len(refs) != len(preds):
         raise ValueError(f"got {len(refs)} references and {len(preds)} predictions")
     if not refs:
@@ -260,17 +252,7 @@ def gaussian_decision_boundary(
 
 
 def _scores_array(scores: object, name: str) -> np.ndarray:
-    array = np.asarray(scores)
-    if array.dtype == object or not (
-        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
-    ):
-        raise ValueError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {array.shape}")
-    if not np.isfinite(array).all():
-        bad = np.flatnonzero(~np.isfinite(array))[:5].tolist()
-        raise ValueError(f"{name} has NaN or infinite values at positions {bad}")
-    return array if array.dtype in (np.float32, np.float64) else array.astype(np.float64)
+    return real_array(scores, name, 1, "one score per item")
 
 
 def _fit_threshold(best_scores: np.ndarray) -> float:
@@ -340,7 +322,7 @@ def select_answers(
     ):
         raise ValueError(f"threshold must be a finite number or None, got {threshold!r}")
     scores = [_scores_array(s, f"span_scores[{i}]") for i, s in enumerate(span_scores)]
-    texts = [_check_strings(t, f"span_texts[{i}]") for i, t in enumerate(span_texts)]
+    texts = [check_texts(t, f"span_texts[{i}]") for i, t in enumerate(span_texts)]
     for i, (s, t) in enumerate(zip(scores, texts, strict=True)):
         if s.size != len(t):
             raise ValueError(f"example {i} has {s.size} span scores and {len(t)} span texts")

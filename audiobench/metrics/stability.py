@@ -53,7 +53,7 @@ from typing import Literal
 
 import numpy as np
 
-from audiobench.metrics.mseb_conventions import split_words
+from audiobench.metrics.mseb_conventions import real_array, split_words
 from audiobench.metrics.text_errors import edit_distance
 
 __all__ = [
@@ -73,18 +73,7 @@ _NORMALISER: dict[str, float] = {"CED": 2.0, "DTW": 1.0, "L2": 1.0, "UED": 1.0}
 
 def _sequence(values: object, name: str) -> np.ndarray:
     """A 2-D finite real array in a floating dtype (float32 and float64 kept as given)."""
-    array = np.asarray(values)
-    if array.dtype == object or not (
-        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
-    ):
-        raise ValueError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (frames × dimensions), got shape {array.shape}")
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} has NaN or infinite values")
-    if not np.issubdtype(array.dtype, np.floating):
-        array = array.astype(np.float64)
-    return array
+    return real_array(values, name, 2, "frames × dimensions")
 
 
 def _pair(reference: object, hypothesis: object) -> tuple[np.ndarray, np.ndarray]:

@@ -51,6 +51,7 @@ import numpy as np
 from audiobench.metrics.mseb_conventions import (
     NO_RESPONSE,
     _weighted_mean_and_std,
+    check_texts,
     split_words,
 )
 from audiobench.metrics.text_errors import edit_distance
@@ -149,16 +150,6 @@ class TranscriptionScores:
         }
 
 
-def _check_texts(values: Sequence[str], name: str) -> list[str]:
-    if isinstance(values, str):
-        raise ValueError(f"{name} must be a sequence of strings (one per utterance), not a string")
-    items = list(values)
-    for position, item in enumerate(items):
-        if not isinstance(item, str):
-            raise ValueError(f"{name}[{position}] must be a string, got {type(item).__name__}")
-    return items
-
-
 def _transcription_scores(
     references: list[str], hypotheses: list[str], normalizer: Normalizer | None
 ) -> TranscriptionScores:
@@ -237,8 +228,8 @@ def transcription_scores(
         reference is empty after normalisation (WER undefined), or the normaliser does not
         return strings.
     """
-    refs = _check_texts(references, "references")
-    hyps = _check_texts(hypotheses, "hypotheses")
+    refs = check_texts(references, "references", "utterance")
+    hyps = check_texts(hypotheses, "hypotheses", "utterance")
     if len(refs) != len(hyps):
         raise ValueError(f"got {len(refs)} references and {len(hyps)} hypotheses")
     if not refs:
