@@ -47,6 +47,18 @@ the exact definitions, tie rules and edge cases):
   :func:`pair_classification_metrics`, the report :func:`pair_classification_scores`
   (main score ``max_ap``).
 
+MSEB's super tasks beyond vectors, as MSEB defines them (``docs/MSEB_METRICS.md``):
+transcription (:mod:`.transcription`): :func:`transcription_scores` (WER, SER, no-result rate,
+and the character error rate) with :func:`whisper_normalizer`; segmentation
+(:mod:`.segmentation`): :func:`segmentation_scores` (positional NDCG, greedy hit accuracies
+with a time tolerance, mAP), :func:`positional_ndcg`, :func:`greedy_segment_hits`,
+:func:`segment_average_precision`; span QA (:mod:`.span_qa`): :func:`span_qa_scores`
+(GmeanF1, F1, invalid and missing rates), :func:`mseb_span_f1`, :func:`select_answers`,
+:func:`no_answer_threshold`, :func:`gaussian_decision_boundary`; stability
+(:mod:`.stability`): :func:`continuous_stability`, :func:`discrete_stability` and their
+distances; shared conventions (:mod:`.mseb_conventions`): :func:`weighted_mean_and_std`,
+:func:`split_words` and the sentinel answers.
+
 Protocols that reproduce MTEB's evaluation of its (audio) task types, number for number:
 :func:`logreg_cross_validation_scores`, :func:`logreg_train_test_scores`,
 :func:`logreg_multilabel_scores` (:mod:`.logreg_protocol`), :func:`bootstrapped_kmeans_scores`
@@ -96,6 +108,13 @@ if TYPE_CHECKING:
         logreg_multilabel_scores,
         logreg_train_test_scores,
     )
+    from audiobench.metrics.mseb_conventions import (
+        INVALID_ANSWER,
+        NO_ANSWER,
+        NO_RESPONSE,
+        split_words,
+        weighted_mean_and_std,
+    )
     from audiobench.metrics.pair_classification import (
         average_precision,
         best_accuracy_threshold,
@@ -141,6 +160,16 @@ if TYPE_CHECKING:
         retrieval_scores,
         top_k,
     )
+    from audiobench.metrics.segmentation import (
+        DEFAULT_TOLERANCE_S,
+        SegmentationScores,
+        SegmentHits,
+        TimedTerm,
+        greedy_segment_hits,
+        positional_ndcg,
+        segment_average_precision,
+        segmentation_scores,
+    )
     from audiobench.metrics.separation import (
         cs,
         cs_details,
@@ -152,6 +181,25 @@ if TYPE_CHECKING:
         gsr_details,
     )
     from audiobench.metrics.silhouettes import silhouette, silhouette_details
+    from audiobench.metrics.span_qa import (
+        AnswerSelection,
+        SpanQAScores,
+        gaussian_decision_boundary,
+        mseb_span_f1,
+        no_answer_threshold,
+        select_answers,
+        span_qa_scores,
+    )
+    from audiobench.metrics.stability import (
+        StabilityScores,
+        StabilitySummary,
+        continuous_edit_distance,
+        continuous_stability,
+        discrete_stability,
+        dynamic_time_warping_distance,
+        padded_spectral_distance,
+        unit_edit_distance,
+    )
     from audiobench.metrics.text_errors import (
         candidate_error_rate,
         character_error_rate,
@@ -162,6 +210,12 @@ if TYPE_CHECKING:
         normalize_text,
         word_error_rate,
         word_error_rate_details,
+    )
+    from audiobench.metrics.transcription import (
+        Normalizer,
+        TranscriptionScores,
+        transcription_scores,
+        whisper_normalizer,
     )
     from audiobench.metrics.trec_retrieval import trec_retrieval_scores
     from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
@@ -199,6 +253,11 @@ _EXPORTS: dict[str, str] = {
     "logreg_cross_validation_scores": "logreg_protocol",
     "logreg_multilabel_scores": "logreg_protocol",
     "logreg_train_test_scores": "logreg_protocol",
+    "INVALID_ANSWER": "mseb_conventions",
+    "NO_ANSWER": "mseb_conventions",
+    "NO_RESPONSE": "mseb_conventions",
+    "split_words": "mseb_conventions",
+    "weighted_mean_and_std": "mseb_conventions",
     "average_precision": "pair_classification",
     "best_accuracy_threshold": "pair_classification",
     "best_f1_threshold": "pair_classification",
@@ -241,6 +300,14 @@ _EXPORTS: dict[str, str] = {
     "recall_at_k": "retrieval",
     "retrieval_scores": "retrieval",
     "top_k": "retrieval",
+    "DEFAULT_TOLERANCE_S": "segmentation",
+    "SegmentHits": "segmentation",
+    "SegmentationScores": "segmentation",
+    "TimedTerm": "segmentation",
+    "greedy_segment_hits": "segmentation",
+    "positional_ndcg": "segmentation",
+    "segment_average_precision": "segmentation",
+    "segmentation_scores": "segmentation",
     "cs": "separation",
     "cs_details": "separation",
     "cscf": "separation",
@@ -251,6 +318,21 @@ _EXPORTS: dict[str, str] = {
     "gsr_details": "separation",
     "silhouette": "silhouettes",
     "silhouette_details": "silhouettes",
+    "AnswerSelection": "span_qa",
+    "SpanQAScores": "span_qa",
+    "gaussian_decision_boundary": "span_qa",
+    "mseb_span_f1": "span_qa",
+    "no_answer_threshold": "span_qa",
+    "select_answers": "span_qa",
+    "span_qa_scores": "span_qa",
+    "StabilityScores": "stability",
+    "StabilitySummary": "stability",
+    "continuous_edit_distance": "stability",
+    "continuous_stability": "stability",
+    "discrete_stability": "stability",
+    "dynamic_time_warping_distance": "stability",
+    "padded_spectral_distance": "stability",
+    "unit_edit_distance": "stability",
     "candidate_error_rate": "text_errors",
     "character_error_rate": "text_errors",
     "character_error_rate_details": "text_errors",
@@ -260,14 +342,23 @@ _EXPORTS: dict[str, str] = {
     "normalize_text": "text_errors",
     "word_error_rate": "text_errors",
     "word_error_rate_details": "text_errors",
+    "Normalizer": "transcription",
+    "TranscriptionScores": "transcription",
+    "transcription_scores": "transcription",
+    "whisper_normalizer": "transcription",
     "trec_retrieval_scores": "trec_retrieval",
     "zero_shot_argmax_scores": "zero_shot_argmax",
 }
 
 __all__ = [
     "CLUSTERING_METRICS",
+    "DEFAULT_TOLERANCE_S",
     "DISTANCE_METRICS",
+    "INVALID_ANSWER",
     "METRIC_GROUPS",
+    "NO_ANSWER",
+    "NO_RESPONSE",
+    "AnswerSelection",
     "ClusterScores",
     "Configuration",
     "DatasetCounts",
@@ -275,7 +366,15 @@ __all__ = [
     "InvalidEmbeddingsError",
     "MetricResult",
     "MetricSummary",
+    "Normalizer",
     "ProgressHook",
+    "SegmentHits",
+    "SegmentationScores",
+    "SpanQAScores",
+    "StabilityScores",
+    "StabilitySummary",
+    "TimedTerm",
+    "TranscriptionScores",
     "ZeroShotSimilarityReport",
     "accuracy",
     "adjusted_rand_index",
@@ -296,6 +395,8 @@ __all__ = [
     "clustering_purity",
     "clustering_purity_details",
     "configuration_name",
+    "continuous_edit_distance",
+    "continuous_stability",
     "cosine_score_matrix",
     "cs",
     "cs_details",
@@ -303,11 +404,15 @@ __all__ = [
     "cscf_details",
     "csr",
     "csr_details",
+    "discrete_stability",
+    "dynamic_time_warping_distance",
     "edit_distance",
     "embedding_mse",
     "embedding_mse_details",
     "frame_bag",
     "frechet_audio_distance",
+    "gaussian_decision_boundary",
+    "greedy_segment_hits",
     "gsr",
     "gsr_details",
     "hit_at_k",
@@ -324,11 +429,14 @@ __all__ = [
     "mean_average_precision",
     "mean_reciprocal_rank",
     "median_pairwise_distance",
+    "mseb_span_f1",
     "multi_reference_error_rates",
     "multilabel_f1",
     "ndcg_at_k",
+    "no_answer_threshold",
     "normalize_text",
     "normalized_mutual_information",
+    "padded_spectral_distance",
     "pair_classification_metrics",
     "pair_classification_scores",
     "pair_similarities",
@@ -336,6 +444,7 @@ __all__ = [
     "pca_reduce",
     "per_clip_summary",
     "polynomial_mmd",
+    "positional_ndcg",
     "precision_at_k",
     "precision_at_k_details",
     "purity_score",
@@ -343,17 +452,26 @@ __all__ = [
     "reconstruction_embedding_scores",
     "reranking_scores",
     "retrieval_scores",
+    "segment_average_precision",
+    "segmentation_scores",
+    "select_answers",
     "si_sdr",
     "si_sdr_details",
     "silhouette",
     "silhouette_details",
+    "span_qa_scores",
+    "split_words",
     "top_candidates",
     "top_k",
     "top_k_accuracy",
+    "transcription_scores",
     "trec_retrieval_scores",
     "triplet_accuracy",
     "two_afc_accuracy",
+    "unit_edit_distance",
     "v_measure",
+    "weighted_mean_and_std",
+    "whisper_normalizer",
     "word_error_rate",
     "word_error_rate_details",
     "zero_shot_argmax_scores",
