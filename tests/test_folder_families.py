@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from audiobench import evaluate, registry
 from audiobench.cli import app
 from audiobench.results import TaskResult, load_result
-from tests.conftest import write_tone
+from tests.conftest import folder_digest, write_tone
 
 PITCH = {"low": 300.0, "mid": 1200.0, "high": 4000.0}
 
@@ -92,7 +92,9 @@ def test_folder_classification_groups_splits_by_speaker(tmp_path: Path) -> None:
         ],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    saved = load_result(out / "log-mel" / "v1" / "Folder-calls-classification.json")
+    saved = load_result(
+        out / "log-mel" / "v1" / f"Folder-calls-classification-{folder_digest(root)}.json"
+    )
     assert saved.task.family == "classification"
     assert saved.details["folder"]["grouped_by"] == "speaker"
     assert saved.details["folder"]["grouped"] is True
@@ -151,8 +153,10 @@ def test_folder_pairs_from_a_pair_column(tmp_path: Path) -> None:
             rows.append(
                 {"file": path.name, "id": f"{p}{side}", "pair": f"p{p}", "label": int(same)}
             )
-    rows.append({"file": "a0.wav", "id": "again-a", "pair": "p8", "label": 1})  # a file reused
-    rows.append({"file": "a0.wav", "id": "again-b", "pair": "p8", "label": 1})
+    # files reused in another pair (a pair of one file with itself is refused: see
+    # tests/hostile/test_folder_refusals.py)
+    rows.append({"file": "a0.wav", "id": "again-a", "pair": "p8", "label": 0})
+    rows.append({"file": "b1.wav", "id": "again-b", "pair": "p8", "label": 0})
     with (root / "labels.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=["file", "id", "pair", "label"])
         writer.writeheader()
