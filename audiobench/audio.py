@@ -18,6 +18,8 @@ import numpy as np
 import soundfile as sf
 import soxr
 
+from audiobench.errors import UserError
+
 __all__ = [
     "AUDIO_EXTENSIONS",
     "MAX_CLIP_SECONDS",
@@ -43,7 +45,7 @@ AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".aiff", ".aif", ".opus")
 MAX_CLIP_SECONDS = 600.0
 
 
-class AudioDecodeError(ValueError):
+class AudioDecodeError(UserError, ValueError):
     """A clip's audio could not be turned into a usable waveform."""
 
     def __init__(self, clip_id: str, location: str, reason: str) -> None:
@@ -53,7 +55,7 @@ class AudioDecodeError(ValueError):
         super().__init__(f"clip {clip_id!r} ({location}): {reason}")
 
 
-class DuplicateAudioError(ValueError):
+class DuplicateAudioError(UserError, ValueError):
     """Two entries of one subset hold the same waveform (one recording counted twice).
 
     A duplicate is its own nearest neighbour and inflates retrieval-style
@@ -141,6 +143,25 @@ class AudioRef(ABC):
     def location(self) -> str:
         """Human-readable origin for error messages (a path, or dataset row)."""
 
+    def content_digest(self) -> str:
+        """Hash of the audio this reference reads: of its encoded bytes where it has them.
+
+        What the identity of local data hashes: audio edited in place changes it, whatever
+        the file's size and modification time. The built-in references hash the bytes
+        without decoding them; this default decodes. ``OSError`` or ``ValueError`` if the
+        audio cannot be read.
+        """
+        data, sample_rate = self.read()
+        return waveform_hash(data, sample_rate)
+
+
+def _bytes_digest(source: bytes | str | Path) -> str:
+    """BLAKE2b (16 bytes) of ``source``: the bytes themselves, or a file read in chunks."""
+    if isinstance(source, bytes):
+        return hashlib.blake2b(source, digest_size=16).hexdigest()
+    with open(source, "rb") as fh:
+        return hashlib.file_digest(fh, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
+
 
 @dataclass(frozen=True)
 class FileAudioRef(AudioRef):
@@ -148,6 +169,9 @@ class FileAudioRef(AudioRef):
 
     def read(self) -> tuple[np.ndarray, int]:
         return self.read_bounded(None)
+
+    def content_digest(self) -> str:
+        return _bytes_digest(self.path)
 
     def read_bounded(self, max_seconds: float | None) -> tuple[np.ndarray, int]:
         if not self.path.is_file():
@@ -186,6 +210,16 @@ class ArrowAudioRef(AudioRef):
             return _read_bounded(path, max_seconds)
         raise ValueError("the audio cell holds neither bytes nor a path")
 
+    def content_digest(self) -> str:
+        cell = self.dataset[self.row][self.column]
+        raw = cell.get("bytes") if isinstance(cell, dict) else None
+        path = cell.get("path") if isinstance(cell, dict) else None
+        if raw:
+            return _bytes_digest(raw)
+        if path:
+            return _bytes_digest(path)
+        raise OSError(f"{self.location}: the audio cell holds neither bytes nor a path")
+
     @property
     def location(self) -> str:
         return f"{self.dataset_name} row {self.row}"
@@ -207,6 +241,9 @@ class ArrayAudioRef(AudioRef):
     def read(self) -> tuple[np.ndarray, int]:
         data = np.asarray(self.samples, dtype=np.float32)
         return (data[:, None] if data.ndim == 1 else data), self.sample_rate
+
+    def content_digest(self) -> str:
+        return waveform_hash(np.asarray(self.samples), self.sample_rate)
 
     @property
     def location(self) -> str:

@@ -12,6 +12,9 @@ A damaged database file (not SQLite, or corrupted pages) raises
 :class:`CacheDamagedError`, whose message says how to recover: the cache only
 holds what can be recomputed, so ``EmbeddingCache(..., repair=True)`` and
 :meth:`EmbeddingCache.clear` delete a damaged file and start an empty one.
+Every other fault (a folder that is a file or not writable, a full disk, a
+database locked by another process) raises :class:`~audiobench.errors.CacheError`
+naming the path and what to do about it.
 """
 
 from __future__ import annotations
@@ -29,13 +32,26 @@ from typing import Any
 import numpy as np
 import platformdirs
 
-__all__ = ["CacheDamagedError", "CacheSummary", "EmbeddingCache", "default_cache_dir"]
+from audiobench.errors import CacheError
+
+__all__ = [
+    "CacheDamagedError",
+    "CacheError",
+    "CacheFaultError",
+    "CacheSummary",
+    "EmbeddingCache",
+    "default_cache_dir",
+]
 
 _DB_NAME = "embeddings.sqlite"
 # The database and SQLite's companion files (write-ahead log, shared memory, journal).
 _DB_SUFFIXES = ("", "-wal", "-shm", "-journal")
 # SQLite result codes of a damaged file: SQLITE_CORRUPT and SQLITE_NOTADB.
 _DAMAGE_CODES = (11, 26)
+# SQLite's primary result codes of the faults a user can fix (sqlite3.h).
+_PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _FULL, _CANTOPEN = 3, 5, 6, 8, 10, 13, 14
+#: How long a write waits for another process's lock before giving up (milliseconds).
+BUSY_TIMEOUT_MS = 30_000
 # SQLite's default limit on host parameters is 999 in old builds.
 _CHUNK = 900
 
@@ -63,7 +79,7 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path(platformdirs.user_cache_dir("audiobench"))
 
 
-class CacheDamagedError(RuntimeError):
+class CacheDamagedError(CacheError):
     """The cache database is not a readable SQLite database; deleting it is the fix."""
 
     def __init__(self, path: Path, detail: object) -> None:
@@ -75,12 +91,78 @@ class CacheDamagedError(RuntimeError):
         )
 
 
-def _is_damage(exc: sqlite3.DatabaseError) -> bool:
+class CacheFaultError(CacheError, sqlite3.OperationalError):
+    """SQLite refused an operation on the cache (locked, disk full, read-only...).
+
+    Still a ``sqlite3.OperationalError``, as it was before it named the path and a remedy.
+    """
+
+
+def _is_damage(exc: sqlite3.Error) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
         return (code & 0xFF) in _DAMAGE_CODES
     text = str(exc).lower()
     return "malformed" in text or "not a database" in text
+
+
+# The remedy every fault shares: another place, or no cache at all.
+_ELSEWHERE = (
+    "or keep the cache in another folder (--cache-dir DIR or $AUDIOBENCH_CACHE); "
+    "`audiobench evaluate --no-cache` runs without one"
+)
+
+
+def _fault(path: Path, exc: sqlite3.DatabaseError) -> CacheError:
+    """SQLite's error on the cache database as a message naming the path and a remedy."""
+    if _is_damage(exc):
+        return CacheDamagedError(path, exc)
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    folder = path.parent
+    if code in (_BUSY, _LOCKED):
+        return CacheFaultError(
+            f"the embedding cache {path} is locked by another process (an audiobench run or "
+            f"`cache clear` using the same cache; waited {BUSY_TIMEOUT_MS / 1000:g} s): rerun "
+            f"when it has finished (finished batches stay cached), {_ELSEWHERE}"
+        )
+    if code == _FULL:
+        return CacheFaultError(
+            f"the disk holding the embedding cache {path} is full ({exc}): free space there "
+            f"(`audiobench cache clear --cache-dir {folder}` deletes cached embeddings), "
+            f"{_ELSEWHERE}"
+        )
+    if code in (_READONLY, _PERM, _CANTOPEN):
+        return CacheFaultError(
+            f"cannot write the embedding cache {path} ({exc}): make {folder} and the files "
+            f"in it writable, {_ELSEWHERE}"
+        )
+    return CacheFaultError(
+        f"the embedding cache {path} cannot be used ({exc}); if it persists, "
+        f"`audiobench cache clear --cache-dir {folder}` starts an empty one, "
+        f"{_ELSEWHERE}"
+    )
+
+
+def _make_folder(directory: Path) -> None:
+    """Create the cache folder; a file in the way or a refusal is a :class:`CacheError`."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        # The file in the way: the folder itself or one of the folders above it.
+        blocking = next(
+            (p for p in (directory, *directory.parents) if p.exists() and not p.is_dir()),
+            directory,
+        )
+        raise CacheError(
+            f"the embedding cache folder {directory} cannot be made: {blocking} is a file, "
+            f"not a folder; remove or rename it, {_ELSEWHERE}"
+        ) from None
+    except OSError as exc:
+        raise CacheError(
+            f"cannot create the embedding cache folder {directory} "
+            f"({exc.strerror or exc}): create it or make its parent writable, "
+            f"{_ELSEWHERE}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -104,7 +186,7 @@ class EmbeddingCache:
         self, directory: str | os.PathLike[str] | None = None, *, repair: bool = False
     ) -> None:
         self.directory = Path(directory) if directory is not None else default_cache_dir()
-        self.directory.mkdir(parents=True, exist_ok=True)
+        _make_folder(self.directory)
         self.path = self.directory / _DB_NAME
         #: Whether a damaged database was deleted and replaced by an empty one.
         self.repaired = False
@@ -119,13 +201,18 @@ class EmbeddingCache:
             self._rebuild()
 
     def _connect(self) -> sqlite3.Connection:
+        if self.path.is_dir():
+            raise CacheError(
+                f"the embedding cache database {self.path} is a folder: remove it, {_ELSEWHERE}"
+            )
         # Autocommit mode; transactions are opened explicitly around batches.
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        with self._guard():
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             with self._guard():
+                conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_MS)}")
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("PRAGMA busy_timeout=30000")
                 conn.executescript(_SCHEMA)
         except BaseException:
             conn.close()
@@ -135,19 +222,29 @@ class EmbeddingCache:
     def _rebuild(self) -> None:
         """Delete the damaged database (and its companion files) and open an empty one."""
         for suffix in _DB_SUFFIXES:
-            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            companion = Path(f"{self.path}{suffix}")
+            try:
+                companion.unlink(missing_ok=True)
+            except OSError as exc:
+                raise CacheError(
+                    f"the embedding cache {self.path} is damaged and cannot be deleted "
+                    f"({exc.strerror or exc}): delete {companion} by hand, {_ELSEWHERE}"
+                ) from None
         self._conn = self._connect()
         self.repaired = True
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
-        """Turn SQLite's corruption errors into :class:`CacheDamagedError`."""
+        """Turn SQLite's errors into a :class:`CacheError` naming the path and a remedy.
+
+        Corruption becomes :class:`CacheDamagedError` (what ``repair`` acts on).
+        """
         try:
             yield
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError):
+            raise  # misuse of the database by this module: a bug, not the user's to fix
         except sqlite3.DatabaseError as exc:
-            if _is_damage(exc):
-                raise CacheDamagedError(self.path, exc) from exc
-            raise
+            raise _fault(self.path, exc) from exc
 
     def close(self) -> None:
         self._conn.close()
@@ -196,6 +293,26 @@ class EmbeddingCache:
                     except (TypeError, ValueError):
                         continue
         return found
+
+    def has_many(self, fingerprint: str, clip_hashes: Iterable[str]) -> set[str]:
+        """The hashes with a non-empty entry, looked up without reading the data.
+
+        For outputs too large to read only to learn that they are there (frame
+        outputs: megabytes per clip); a damaged entry still counts as present.
+        """
+        wanted = list(dict.fromkeys(clip_hashes))
+        present: set[str] = set()
+        with self._guard():
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    "SELECT clip_hash FROM embeddings WHERE fingerprint = ? "
+                    f"AND length(data) > 0 AND clip_hash IN ({marks})",
+                    (fingerprint, *chunk),
+                )
+                present.update(row[0] for row in rows)
+        return present
 
     def put_many(self, fingerprint: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
         """Store a batch in one transaction, so it is either all there or not at all."""

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
 import os
-import sqlite3
 import sys
 import warnings
 from enum import StrEnum
@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from audiobench import registry
 from audiobench.audio import MAX_CLIP_SECONDS
+from audiobench.errors import UserError
 from audiobench.leaderboard.cli import leaderboard_app, results_app
+from audiobench.terminal import SafeConsole, printable
 from audiobench.version import __version__
 
 if TYPE_CHECKING:
@@ -56,21 +57,16 @@ app.add_typer(cache_app, name="cache")
 app.add_typer(results_app, name="results")
 app.add_typer(leaderboard_app, name="leaderboard")
 
-err = Console(stderr=True, soft_wrap=True)  # messages hold paths: never wrap them
-out = Console()
+# Every message goes through SafeConsole: names from data are shown, never obeyed.
+err = SafeConsole(stderr=True, soft_wrap=True)  # messages hold paths: never wrap them
+out = SafeConsole()
 
 
-#: Errors that are the user's to fix (a name, a path, a file, a missing extra): one line each.
-#: RuntimeError covers a clip that fails to embed; DatabaseError a damaged cache file.
-USER_ERRORS = (
-    LookupError,
-    ValueError,
-    OSError,
-    ImportError,
-    NotImplementedError,
-    RuntimeError,
-    sqlite3.DatabaseError,
-)
+#: Errors that are the user's to fix, printed as one line: audiobench's own user errors
+#: (a name, an option, a file, a clip, the cache), the operating system's (a path, a
+#: permission) and a missing extra or capability. Anything else is a bug, reported as one
+#: (``_internal``), never passed off as the user's mistake.
+USER_ERRORS = (UserError, OSError, ImportError, NotImplementedError)
 
 
 class OnErrorChoice(StrEnum):
@@ -94,8 +90,8 @@ _debug = {"on": bool(os.environ.get("AUDIOBENCH_DEBUG"))}
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
-    # Messages quote paths and labels: print them literally, never as Rich markup.
-    err.print(Text.assemble(("error: ", "bold red"), message), highlight=False)
+    # Messages quote paths and labels: print them literally, never as Rich markup, on one line.
+    err.print(Text.assemble(("error: ", "bold red"), printable(message)), highlight=False)
     if _debug["on"] and sys.exc_info()[1] is not None:
         err.print_exception()
     return typer.Exit(code)
@@ -141,8 +137,10 @@ def evaluate(
         typer.Option(
             "--task",
             "-t",
-            help="Task name (see `audiobench list tasks`), or folder:PATH for a zero-shot "
-            "similarity task over your own clips. Repeat for several tasks.",
+            help="Task name (see `audiobench list tasks`), or a task over your own clips: "
+            "folder:PATH (zero-shot similarity) or folder-<family>:PATH with family "
+            "classification, multilabel, clustering, retrieval, pair-classification or "
+            "similarity (docs/OWN-DATA.md). Repeat for several tasks.",
         ),
     ] = None,
     benchmark: Annotated[
@@ -248,9 +246,9 @@ def evaluate(
         Path | None,
         typer.Option(help="Embedding cache folder (default: $AUDIOBENCH_CACHE or the user cache)."),
     ] = None,
-    no_cache: Annotated[bool, typer.Option(help="Do not read or write the embedding cache.")] = (
-        False
-    ),
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")
+    ] = False,
     task_option: Annotated[
         list[str] | None,
         typer.Option(
@@ -287,7 +285,7 @@ def evaluate(
             help="Encode on a Ray cluster: `--ray ADDRESS` (ray://head:10001, head:6379), or "
             "`--ray` alone for $RAY_ADDRESS, else the cluster started on this machine, else a "
             "new local one. The cache and results stay on this machine. Needs "
-            "pip install 'audiobench[ray]'.",
+            "pip install 'audiobench\\[ray]'.",  # escaped: Rich would read [ray] as markup
         ),
     ] = None,
     ray_actors: Annotated[
@@ -322,6 +320,12 @@ def evaluate(
         tasks += [t for t in bench.tasks if t not in tasks]
     if not tasks:
         raise _fail("give at least one --task (or a --benchmark)", code=2)
+    if not (math.isfinite(max_clip_seconds) and max_clip_seconds >= 0):
+        raise _fail(
+            f"--max-clip-seconds must be a number of seconds >= 0 (0: no limit), "
+            f"got {max_clip_seconds}",
+            code=2,
+        )
     try:
         model_options = parse_options(model_option or [], "--model-option")
         task_options = parse_options(task_option or [], "--task-option")
@@ -350,7 +354,7 @@ def evaluate(
             revision=revision,
             overwrite=overwrite,
             on_error=on_error.value,
-            max_clip_seconds=max_clip_seconds if max_clip_seconds > 0 else None,
+            max_clip_seconds=max_clip_seconds or None,  # 0: no limit
             cache_dir=cache_dir,
             use_cache=not no_cache,
             dataset=dataset,
@@ -389,9 +393,11 @@ def evaluate(
 def _report_failure(failure: RunFailure) -> None:
     """One line per failed (task, model) pair of a grid; the grid goes on."""
     exc = failure.error
-    detail = str(exc) if isinstance(exc, USER_ERRORS) else f"{type(exc).__name__}: {exc}"
+    detail = str(exc) if isinstance(exc, USER_ERRORS) else _internal(exc)
     where = f"{failure.task} with {failure.model}" if failure.task else f"model {failure.model}"
-    err.print(Text.assemble(("error: ", "bold red"), f"{where}: {detail}"), highlight=False)
+    err.print(
+        Text.assemble(("error: ", "bold red"), printable(f"{where}: {detail}")), highlight=False
+    )
     if _debug["on"]:
         err.print_exception()
 
@@ -436,6 +442,8 @@ def _benchmark_table(bench: Any, results: list[Any]) -> Table:
 
 
 def _task_rows(family: str | None) -> list[dict[str, Any]]:
+    from audiobench.evaluators.evaluator import task_protocols
+
     rows = []
     for name, cls in registry.tasks.load_all().items():
         meta = cls.metadata
@@ -453,6 +461,7 @@ def _task_rows(family: str | None) -> list[dict[str, Any]]:
                 "main_score": meta.main_score,
                 "domains": list(meta.domains),
                 "options": cls.options.model_dump(mode="json"),
+                "protocols": list(task_protocols(cls)),
             }
         )
     return rows
@@ -568,7 +577,7 @@ def cache_info(
     try:
         _cache_info(EmbeddingCache, cache_dir)
     except USER_ERRORS as exc:
-        raise _fail(f"{exc} (`audiobench cache clear` removes a damaged cache)") from None
+        raise _fail(str(exc)) from None
 
 
 def _cache_info(cache_type: Any, cache_dir: Path | None) -> None:
@@ -603,20 +612,38 @@ def cache_clear(
         str | None, typer.Option(help="Only clear embeddings of this model (all revisions).")
     ] = None,
     cache_dir: Annotated[Path | None, typer.Option(help="Cache folder.")] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes", "-y", help="Confirm without being asked (needed without a terminal)."
+        ),
+    ] = False,
 ) -> None:
-    """Delete cached embeddings (all, or one model's)."""
+    """Delete cached embeddings (all, or one model's); asks first unless -y confirms."""
     from audiobench.cache import EmbeddingCache
 
+    if not yes and not sys.stdin.isatty():
+        raise _fail(
+            "cache clear asks for confirmation, and there is no terminal to ask on; "
+            "pass -y (--yes) to confirm"
+        )
     try:
-        with EmbeddingCache(cache_dir) as cache:
-            what = f"cached embeddings of {model!r}" if model else "all cached embeddings"
-            if not yes and not typer.confirm(f"Delete {what} in {cache.path}?"):
-                raise typer.Exit(1)
-            n = cache.clear(model)
+        # A damaged database is what this command is advised for: opening repairs it
+        # (deletes it and starts an empty one), as does a damage found while clearing.
+        with EmbeddingCache(cache_dir, repair=True) as cache:
+            if not cache.repaired:
+                what = f"cached embeddings of {model!r}" if model else "all cached embeddings"
+                if not yes and not typer.confirm(f"Delete {what} in {cache.path}?"):
+                    raise typer.Exit(1)
+                n = cache.clear(model)
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from None
-    out.print(f"deleted {n} embedding(s)")
+    if cache.repaired:
+        out.print(
+            f"{cache.path} was damaged: deleted it and started an empty cache", soft_wrap=True
+        )
+    else:
+        out.print(f"deleted {n} embedding(s)")
 
 
 def _human(n: int) -> str:
@@ -628,7 +655,21 @@ def _human(n: int) -> str:
     return f"{n} B"
 
 
+#: Width of help printed to a pipe or file (Rich assumes 80 columns there, which squeezes the
+#: option tables into a column of 15 characters); TERMINAL_WIDTH or COLUMNS override it.
+PIPED_HELP_WIDTH = 120
+
+
+def _piped_help_width() -> None:
+    if sys.stdout.isatty() or os.environ.get("TERMINAL_WIDTH") or os.environ.get("COLUMNS"):
+        return
+    import typer.rich_utils
+
+    typer.rich_utils.MAX_WIDTH = PIPED_HELP_WIDTH
+
+
 def main() -> None:
+    _piped_help_width()
     try:
         app()
     except BrokenPipeError:  # e.g. `audiobench list tasks --json | head`
@@ -637,14 +678,17 @@ def main() -> None:
         if _debug["on"]:
             raise
         err.print(
-            Text.assemble(
-                ("error: ", "bold red"),
-                f"{type(exc).__name__}: {exc}",
-                " (run with --debug for the traceback)",
-            ),
-            highlight=False,
+            Text.assemble(("error: ", "bold red"), printable(_internal(exc))), highlight=False
         )
         sys.exit(1)
+
+
+def _internal(exc: BaseException) -> str:
+    """An error that is not the user's: named as a bug, with the way to its traceback."""
+    return (
+        f"internal error (a bug in audiobench or a plugin; rerun with --debug and report the "
+        f"traceback): {type(exc).__name__}: {exc}"
+    )
 
 
 if __name__ == "__main__":

@@ -14,7 +14,12 @@
   Attention runs eager and the ``nn.MultiheadAttention`` fast path is off while
   counting, because fused kernels are invisible to the counter. Models that pad to a fixed window
   (Whisper's 30 s) pay for the whole window, which the figure shows. Encoders
-  that do no torch work (DSP baselines) report None, not 0.
+  that do no torch work (DSP baselines) report None, not 0. The counter sees no
+  operation inside torch's recurrent layers (LSTM, GRU, RNN and their cells run fused
+  kernels: an LSTM encoder would count as its final linear layer alone), so those are
+  counted by formula (:func:`recurrent_flops`: the gates' matrix products, as the counter
+  counts a linear layer); one the formula does not cover (a packed sequence, an LSTM
+  with ``proj_size``) makes the figure None, unknown rather than wrong.
 - **Peak resident memory** of the process (:func:`peak_rss_bytes`), portable through
   ``psutil``: Windows reports the peak working set itself; on Unix ``getrusage``'s
   ``ru_maxrss`` is the peak (psutil has no peak there); elsewhere the largest RSS
@@ -79,8 +84,54 @@ def count_flops_per_second(
     return None if total is None else total / seconds
 
 
+#: Gate count of each recurrent layer type: each gate is one input and one hidden product.
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+_CELL_GATES = {"LSTMCell": 4, "GRUCell": 3, "RNNCell": 1}
+
+
+def recurrent_flops(module: Any, inputs: tuple[Any, ...]) -> int | None:
+    """FLOPs of one call of a torch recurrent layer or cell on ``inputs``; None if not known.
+
+    Per time step, layer and direction: ``2 · gates · hidden · (input + hidden)``, the matrix
+    products of the gates, counted as ``torch.utils.flop_counter`` counts a linear layer
+    (biases and the gates' elementwise work left out). None for what the formula does not
+    cover: a packed sequence, an LSTM with ``proj_size``, an unknown subclass.
+    """
+    import torch
+
+    x = inputs[0] if inputs else None
+    if not isinstance(x, torch.Tensor):
+        return None
+    hidden = int(module.hidden_size)
+    if isinstance(module, torch.nn.RNNCellBase):
+        cell_gates = _CELL_GATES.get(type(module).__name__)
+        if cell_gates is None:
+            return None
+        batch = int(x.shape[0]) if x.dim() == 2 else 1
+        return batch * 2 * cell_gates * hidden * (int(module.input_size) + hidden)
+    gates = _GATES.get(str(getattr(module, "mode", "")))
+    if gates is None or getattr(module, "proj_size", False):
+        return None
+    if x.dim() == 3:
+        steps, batch = (x.shape[1], x.shape[0]) if module.batch_first else (x.shape[0], x.shape[1])
+    elif x.dim() == 2:
+        steps, batch = x.shape[0], 1
+    else:
+        return None
+    directions = 2 if module.bidirectional else 1
+    total = 0
+    for layer in range(int(module.num_layers)):
+        width = int(module.input_size) if layer == 0 else hidden * directions
+        total += directions * int(steps) * int(batch) * 2 * gates * hidden * (width + hidden)
+    return total
+
+
 def count_flops(encoder: Encoder, *, seconds: float, seed: int = 0) -> float | None:
-    """FLOPs of one forward pass on a seeded noise clip of ``seconds`` (None: not countable)."""
+    """FLOPs of one forward pass on a seeded noise clip of ``seconds`` (None: not countable).
+
+    Recurrent layers, invisible to the counter, are added by :func:`recurrent_flops`; when
+    one cannot be counted, the whole figure is None.
+    """
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -92,13 +143,24 @@ def count_flops(encoder: Encoder, *, seconds: float, seed: int = 0) -> float | N
     fastpath = torch.backends.mha.get_fastpath_enabled()
     torch.backends.mha.set_fastpath_enabled(False)
     counter = FlopCounterMode(display=False)
+    recurrent: list[int | None] = []
+
+    def spot(module: torch.nn.Module, args: tuple[Any, ...], output: object) -> None:
+        if isinstance(module, torch.nn.RNNBase | torch.nn.RNNCellBase):
+            recurrent.append(recurrent_flops(module, args))
+
+    # A global hook sees every module the pass runs, however the encoder holds it.
+    hook = torch.nn.modules.module.register_module_forward_hook(spot)
     try:
         with encoder.eager_attention(), _weights_materialised(encoder), inference_mode(), counter:
             encoder.encode_audio([wave])
     finally:
+        hook.remove()
         torch.backends.mha.set_fastpath_enabled(fastpath)
         encoder.pop_notes()  # the probe clip is not part of the run
-    total = counter.get_total_flops()
+    if None in recurrent:
+        return None
+    total = counter.get_total_flops() + sum(r for r in recurrent if r is not None)
     return float(total) if total > 0 else None
 
 

@@ -26,9 +26,12 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from audiobench.errors import OptionError
+from audiobench.options import StrictOptions, option_problems
 from audiobench.pooling import Pooling
 
 __all__ = [
+    "DTYPES",
     "DeviceError",
     "Encoder",
     "EncoderOptions",
@@ -36,6 +39,7 @@ __all__ = [
     "ModelMeta",
     "OutputKind",
     "PatchGrid",
+    "canonical_dtype",
     "check_device",
 ]
 
@@ -44,8 +48,33 @@ __all__ = [
 CACHE_FORMAT_VERSION = 1
 
 
-class DeviceError(ValueError):
-    """The requested torch device does not exist on this machine."""
+class DeviceError(OptionError):
+    """The requested torch device is not one audiobench runs on, or not on this machine."""
+
+
+#: Accepted spellings of ``--dtype`` → canonical name.
+DTYPES = {
+    "float32": "float32",
+    "fp32": "float32",
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+}
+#: Device types an encoder may be placed on (``meta`` and the like hold no data).
+DEVICE_TYPES = ("cpu", "cuda", "mps")
+
+
+def canonical_dtype(dtype: str) -> str:
+    """``fp16`` → ``float16``; an unknown name is an :class:`OptionError` listing the choices."""
+    try:
+        return DTYPES[str(dtype).lower()]
+    except KeyError:
+        raise OptionError(
+            f"unknown dtype {dtype!r} (--dtype); choose float32 (fp32), float16 (fp16, half) "
+            "or bfloat16 (bf16)"
+        ) from None
 
 
 def check_device(device: str) -> None:
@@ -63,6 +92,8 @@ def check_device(device: str) -> None:
     try:
         parsed = torch.device(device)
     except (RuntimeError, TypeError, ValueError):
+        parsed = None
+    if parsed is None or parsed.type not in DEVICE_TYPES:
         raise DeviceError(
             f"unknown device {device!r}; use cpu, cuda, cuda:N (N-th GPU) or mps"
         ) from None
@@ -219,7 +250,7 @@ class ModelMeta(BaseModel):
         return self
 
 
-class EncoderOptions(BaseModel):
+class EncoderOptions(StrictOptions):
     """Base of an encoder's options: one typed, validated pydantic model per encoder.
 
     An encoder declares ``class Options(<its base>.Options)`` with one field
@@ -233,8 +264,6 @@ class EncoderOptions(BaseModel):
     e.g. ``weights`` through ``Encoder.source``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     #: Fields left out of ``Encoder.params``.
     unrecorded: ClassVar[frozenset[str]] = frozenset()
 
@@ -245,23 +274,6 @@ class EncoderOptions(BaseModel):
             for name, value in self.model_dump().items()
             if value is not None and name not in self.unrecorded
         }
-
-
-def _option_problems(exc: ValidationError) -> str:
-    """Pydantic's errors as ``crop must be 'center' or 'start', got 'random'``."""
-    problems = []
-    for error in exc.errors(include_url=False):
-        field = str(error["loc"][0]) if error["loc"] else "options"
-        message = str(error["msg"])
-        if message.startswith("Input should be "):
-            expected = message.removeprefix("Input should be ")
-            message = f"{field} must be {expected}, got {error.get('input')!r}"
-        elif message.startswith("Value error, "):
-            message = message.removeprefix("Value error, ")  # the validator names the field
-        else:
-            message = f"{field}: {message}"
-        problems.append(message)
-    return "; ".join(problems)
 
 
 class Encoder(ABC):
@@ -282,6 +294,9 @@ class Encoder(ABC):
     Options: ClassVar[type[EncoderOptions]] = EncoderOptions
     #: This instance's validated options (subclasses narrow the type to their ``Options``).
     options: EncoderOptions
+    #: The precisions this encoder computes in (``--dtype``): signal-processing
+    #: baselines compute in float32 only; models with weights declare all three.
+    compute_dtypes: ClassVar[tuple[str, ...]] = ("float32",)
 
     def __init__(
         self,
@@ -300,7 +315,7 @@ class Encoder(ABC):
         self.meta = meta if meta is not None else type(self).meta
         self.options = self.parse_options(options, name=self.meta.name)
         self.device = device
-        self.dtype = dtype
+        self.dtype = self._check_dtype(dtype)
         self.revision = revision or self.meta.revision
         self.pooling = Pooling.parse(pooling or self.meta.default_pooling)
         #: The options that change the output: they enter the fingerprint and the result.
@@ -329,14 +344,30 @@ class Encoder(ABC):
         accepted = list(cls.Options.model_fields)
         unknown = sorted(set(values) - set(accepted))
         if unknown:
-            raise ValueError(
+            raise OptionError(
                 f"model {name!r} has no option(s) {unknown}; it accepts {accepted or 'none'}"
             )
         try:
             return cls.Options.model_validate(dict(values))
         except ValidationError as exc:
-            problems = _option_problems(exc)
-            raise ValueError(f"model {name!r}: invalid option(s): {problems}") from None
+            problems = option_problems(exc)
+            raise OptionError(f"model {name!r}: invalid option(s): {problems}") from None
+
+    def _check_dtype(self, dtype: str | None) -> str | None:
+        """The canonical name of ``dtype``, refused unless this encoder computes in it.
+
+        Recording a precision the model did not run in would misdescribe the
+        result (and key the cache apart for nothing), so it is an error.
+        """
+        if dtype is None:
+            return None
+        name = canonical_dtype(dtype)
+        if name not in self.compute_dtypes:
+            raise OptionError(
+                f"model {self.meta.name!r} computes in {' or '.join(self.compute_dtypes)} "
+                f"only; --dtype {dtype} does not apply to it (leave --dtype out)"
+            )
+        return name
 
     @classmethod
     def accepted_options(cls) -> tuple[str, ...]:

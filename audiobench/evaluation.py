@@ -15,7 +15,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.console import Console
 from rich.markup import escape
 
@@ -29,6 +29,10 @@ from audiobench.efficiency import (
     peak_memory_mb,
 )
 from audiobench.encoder import Encoder, check_device
+from audiobench.errors import DataError, OptionError, UnsuitableModelError, UserError
+from audiobench.leaderboard.context import main_score_line
+from audiobench.metrics import kernels
+from audiobench.options import option_problems
 from audiobench.progress import RichProgress
 from audiobench.results import (
     PINNED_REVISION,
@@ -47,6 +51,7 @@ from audiobench.results import (
 )
 from audiobench.runner import CachedEmbedder, OnError, RunStats
 from audiobench.task import Task
+from audiobench.terminal import SafeConsole
 from audiobench.version import __version__
 
 __all__ = ["RunConfig", "dataset_identity", "evaluate", "run_identity"]
@@ -60,7 +65,9 @@ class RunConfig(BaseModel):
     ``model_options`` go to the encoder (its own ``Options``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, arbitrary_types_allowed=True, allow_inf_nan=False
+    )
 
     output_dir: Path = Field(Path("results"), description="DIR/<model>/<revision>/<Task>.json")
     batch_size: int = Field(16, ge=1, description="Clips per encoder batch.")
@@ -85,6 +92,12 @@ class RunConfig(BaseModel):
     model_options: dict[str, Any] = Field(default_factory=dict)
     progress: bool = True
     count_flops: bool = True
+    threads: int | None = Field(
+        None,
+        ge=1,
+        description="Torch threads while encoding (default: the usable cores the decoding "
+        "threads leave, at least 1). Recorded in the result's environment.",
+    )
     # Where the embeddings are computed: never part of the run identity.
     ray: str | None = Field(
         None,
@@ -99,6 +112,14 @@ class RunConfig(BaseModel):
         description="How audio reaches the workers: the driver ships the encoded bytes, or "
         "the workers read the paths (shared filesystem or hub cache).",
     )
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> RunConfig:
+        """Validate settings; a refused one is an :class:`OptionError` naming it."""
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as exc:
+            raise OptionError(f"invalid setting(s): {option_problems(exc)}") from None
 
 
 def _make_task(spec: str | Task, config: RunConfig) -> Task:
@@ -233,12 +254,14 @@ def evaluate(
     """
     config = RunConfig.model_validate({**(config.model_dump() if config else {}), **settings})
     check_device(config.device)  # before any work: no CUDA, no run (DSP baselines included)
-    console = console or Console(stderr=True, soft_wrap=True)  # paths must not wrap
+    console = console or SafeConsole(stderr=True, soft_wrap=True)  # paths must not wrap
     task_specs = [tasks] if isinstance(tasks, str | Task) else list(tasks)
     if not task_specs:
-        raise ValueError("no task given")
+        raise OptionError("no task given")
     if config.dataset is not None and len(task_specs) > 1:
-        raise ValueError("a local dataset path applies to one task; run tasks separately")
+        raise OptionError(
+            "--dataset (a local dataset path) applies to one task; run tasks separately"
+        )
     if isinstance(model, Encoder) and config.pooling is not None:
         raise ValueError("pass pooling to the encoder's constructor when giving an instance")
     encoder = _make_encoder(
@@ -298,14 +321,20 @@ def dataset_identity(task: Task, clips: Sequence[Clip] | None = None) -> Dataset
 
 
 def _clips_digest(clips: Sequence[Clip]) -> str:
-    """SHA-256 over every clip's table row and its audio file's size and modification time."""
+    """SHA-256 over every clip's table row and a hash of its encoded audio bytes.
+
+    The audio is hashed, not its file's size and modification time, so audio edited in
+    place is another dataset whatever its timestamps; a file that cannot be read (missing,
+    to be skipped under ``--on-error skip``) counts as absent.
+    """
     digest = hashlib.sha256()
     for clip in clips:
-        path = getattr(clip.audio, "path", None)
-        stat = os.stat(path) if path is not None and os.path.exists(path) else None
+        try:
+            content: str | None = clip.audio.content_digest()
+        except (OSError, ValueError):
+            content = None
         row: list[object] = [clip.id, clip.label, clip.subset, clip.split, clip.text, clip.group]
-        row += [clip.audio.location, stat.st_size if stat else None]
-        row += [stat.st_mtime_ns if stat else None]
+        row += [clip.audio.location, content]
         digest.update(json.dumps(row, default=str).encode() + b"\n")
     return digest.hexdigest()
 
@@ -333,8 +362,8 @@ def _reusable(
     try:
         existing = load_result(path)
     except ValueError as exc:
-        raise ValueError(
-            f"{exc}\nan unreadable result is in the way; move it aside or pass --overwrite"
+        raise DataError(
+            f"{exc}; an unreadable result is in the way: move it aside or pass --overwrite"
         ) from exc
     if existing.run is not None and existing.run.digest == identity.digest:
         console.print(f"reusing existing result {escape(str(path))} (identical run)")
@@ -416,7 +445,12 @@ def _run_one(
     existing = _reusable(path, identity, config, console)
     if existing is not None:
         return existing
-    task.check_encoder(encoder)
+    try:
+        task.check_encoder(encoder)  # its contract: a clear error for an unsuitable model
+    except UserError:
+        raise
+    except ValueError as exc:
+        raise UnsuitableModelError(str(exc)) from exc
     console.print(f"[bold]{escape(task.name)}[/] with [bold]{escape(encoder.meta.name)}[/]")
     if clips is None:
         clips = task.load_data(
@@ -424,7 +458,7 @@ def _run_one(
             missing_ok=config.on_error == "skip",
         )
     if not clips:
-        raise ValueError(f"task {task.name}: the dataset holds no clips for the selected subsets")
+        raise DataError(f"task {task.name}: the dataset holds no clips for the selected subsets")
     t_loaded = time.perf_counter()
     ray_info = distributed.warm_cache(task, encoder, cache, clips, config, console)
     hook = RichProgress(console) if config.progress else None
@@ -438,8 +472,9 @@ def _run_one(
         progress=hook,
         # A task whose data legitimately repeats audio (one clip in several pairs) says so.
         allow_duplicates=bool(getattr(task, "allow_duplicates", False)),
+        threads=config.threads,
     )
-    with hook if hook is not None else nullcontext():
+    with hook if hook is not None else nullcontext(), kernels.recording() as chosen_kernels:
         scores = task.evaluate(embedder, clips)
     t_done = time.perf_counter()
     stats = embedder.stats
@@ -504,7 +539,12 @@ def _run_one(
             evaluate_s=max(0.0, (t_done - t_loaded) - embed_wall),
             total_s=t_done - t_start,
         ),
-        environment=Environment.capture(config.device, ray=ray_info),
+        environment=Environment.capture(
+            config.device,
+            ray=ray_info,
+            threads=embedder.threads,
+            scoring_kernels=chosen_kernels.summary(),
+        ),
         date=utc_now(),
     )
     written = result.save(output_dir)
@@ -515,5 +555,6 @@ def _run_one(
     )
     for line in task.highlights(scores):
         console.print(f"  {escape(line)}")
+    console.print(f"  {escape(main_score_line(result))}")
     console.print(f"  ->  {escape(str(written))}")
     return result

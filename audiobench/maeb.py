@@ -29,7 +29,7 @@ the reference scores), zero-shot labels read as indices into the candidate texts
 (``classes``), ids built from columns (``id_format``), and a split read under another name
 (``hub_splits``). Clip ids are unique: with configurations they start with ``<config>/``, and a
 repeated id gets ``#2``, ``#3``, ... (the reference keys documents by id, so repeated ids
-collapse there; see the README's MAEB section).
+collapse there; see docs/MAEB.md).
 """
 
 from __future__ import annotations
@@ -37,12 +37,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from audiobench.audio import AudioRef, Clip
+from audiobench.registry import FOLDER_FAMILIES
 from audiobench.sources import DatasetError, _clips_from_table
 from audiobench.task import Columns
 
@@ -118,6 +120,8 @@ def load_hub_clips(
         if task.dataset_path
         else (f"{meta.dataset.path}@{task.dataset_revision}")
     )
+    if task.dataset_path is not None:
+        _check_local_copy(task)
     say(f"loading {meta.name} from {where}")
     if hub.layout in ("retrieval", "reranking"):
         clips = _ranking_clips(task, hub)
@@ -133,6 +137,32 @@ def _source(task: Task) -> tuple[str, str | None]:
     if task.dataset_path is not None:
         return str(task.dataset_path), None
     return task.metadata.dataset.path, task.dataset_revision
+
+
+def _check_local_copy(task: Task) -> None:
+    """Refuse a ``--dataset`` that cannot be a copy of the task's hub dataset, saying why."""
+    path = Path(task.dataset_path or "")
+    if not path.exists():
+        raise DatasetError(f"task {task.name}: --dataset {path} does not exist")
+    if path.is_dir() and (path / "labels.csv").is_file():
+        family = str(task.metadata.family).replace("_", "-")
+        folder = f"folder-{family}" if family in FOLDER_FAMILIES else "folder-<family>"
+        raise DatasetError(
+            f"task {task.name}: --dataset {path} is a folder of audio with a labels.csv; this "
+            f"task reads a copy of the hub dataset {task.metadata.dataset.path} in its layout "
+            f"(parquet or arrow files, or a saved dataset). To score your own folder, run "
+            f"--task {folder}:{path} (see `audiobench evaluate --help`)"
+        )
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost error's message (``datasets`` wraps the one that says what is wrong)."""
+    inner = exc
+    while inner.__cause__ is not None or (
+        inner.__context__ is not None and not inner.__suppress_context__
+    ):
+        inner = inner.__cause__ or inner.__context__  # type: ignore[assignment]
+    return "" if inner is exc else f" ({type(inner).__name__}: {inner})"
 
 
 def _open(task: Task, config: str | None, split: str, *, any_split: bool = False) -> Any:
@@ -159,7 +189,7 @@ def _open(task: Task, config: str | None, split: str, *, any_split: bool = False
         what = f"configuration {config!r} " if config else ""
         raise DatasetError(
             f"task {task.name}: could not load {path!r} {what}split {split!r}"
-            f"{f' at revision {revision}' if revision else ''}: {exc}{hint}"
+            f"{f' at revision {revision}' if revision else ''}: {exc}{_root_cause(exc)}{hint}"
         ) from exc
 
 

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from audiobench.errors import UserError
+
 __all__ = [
     "POOLING_COMPONENTS",
     "CollateTooLargeError",
@@ -51,11 +53,13 @@ __all__ = [
     "collate_budget",
 ]
 
-#: Bytes per element of a collated matrix over its life: the float32 matrix
-#: plus the float64 copy that scoring makes of it.
-_BYTES_PER_ELEMENT = 12
-#: Budget when the machine's memory cannot be read: 1 Gi elements (12 GiB).
-_FALLBACK_ELEMENTS = 1 << 30
+#: Bytes per element of a collated matrix at the peak of its scoring: the float32
+#: matrix (4) and what the zero-shot similarity engine allocates beside it with its
+#: default grid (float64 copies, PCA, rank transforms): 41.5 bytes per element,
+#: measured by ru_maxrss on [10, 2e6] and [40, 5e5] matrices. Rounded up.
+_BYTES_PER_ELEMENT = 48
+#: Budget when the machine's memory cannot be read: 256 Mi elements (12 GiB).
+_FALLBACK_ELEMENTS = 1 << 28
 
 
 def _mean_time(z: np.ndarray) -> np.ndarray:
@@ -168,12 +172,12 @@ class Pooling:
         return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
 
-class CollateTooLargeError(ValueError):
+class CollateTooLargeError(UserError, ValueError):
     """Padding every embedding to the longest one would not fit the memory budget."""
 
 
 def collate_budget() -> int:
-    """Most elements a collated matrix may hold: half the physical memory, 12 bytes each."""
+    """Most elements a collated matrix may hold: half the physical memory, 48 bytes each."""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # not a POSIX system
@@ -206,9 +210,10 @@ def check_collate_size(
     raise CollateTooLargeError(
         f"padding {len(arrays)} embeddings to the longest, {name} ({shape}; median length "
         f"{int(np.median(lengths))}), needs {total:,} values (about "
-        f"{total * _BYTES_PER_ELEMENT / 2**30:.1f} GiB with the scoring copy), over the "
-        f"budget of {budget:,}; drop or shorten that clip (a lower maximum clip duration), "
-        "or use a pooling that does not keep time, such as mean_time"
+        f"{total * _BYTES_PER_ELEMENT / 2**30:.1f} GiB while scoring), over the budget of "
+        f"{budget:,}; drop or shorten that clip, set --max-clip-seconds below its duration "
+        "(with --on-error skip it is then left out and recorded), or use a pooling that does "
+        "not keep time (--pooling mean_time)"
     )
 
 

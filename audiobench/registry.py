@@ -20,6 +20,7 @@ from importlib import metadata
 from typing import Any, Generic, TypeVar
 
 from audiobench.encoder import Encoder
+from audiobench.errors import UserError
 from audiobench.task import Task
 
 __all__ = [
@@ -38,7 +39,7 @@ class PluginWarning(UserWarning):
     """A plugin could not be loaded; it is skipped."""
 
 
-class UnknownNameError(LookupError):
+class UnknownNameError(UserError, LookupError):
     def __init__(self, kind: str, name: str, known: list[str]) -> None:
         close = difflib.get_close_matches(name, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -46,7 +47,7 @@ class UnknownNameError(LookupError):
         super().__init__(f"unknown {kind} {name!r}{hint}{listing}")
 
 
-class DuplicateRegistrationError(LookupError):
+class DuplicateRegistrationError(UserError, LookupError):
     def __init__(self, kind: str, name: str, distributions: list[str]) -> None:
         self.distributions = sorted(distributions)
         super().__init__(
@@ -213,6 +214,17 @@ FOLDER_FAMILIES: tuple[str, ...] = (
     "retrieval",
     "pair-classification",
 )
+
+#: Each folder family's task family (as a result records it) and main score; tasks/folder.py
+#: builds its tasks with these, and the leaderboard checks a folder result against them.
+FOLDER_FAMILY_SCORES: dict[str, tuple[str, str]] = {
+    "similarity": ("zero_shot_similarity", "pca100/spearman:gsr"),
+    "classification": ("classification", "linear:accuracy"),
+    "multilabel": ("classification", "linear:map"),
+    "clustering": ("clustering", "v_measure"),
+    "retrieval": ("retrieval", "mrr"),
+    "pair-classification": ("pair_classification", "max_ap"),
+}
 
 for _family in FOLDER_FAMILIES:
     tasks.add_resolver(f"folder-{_family}", _folder_family_task(_family))

@@ -15,6 +15,7 @@ leaderboard and the plots all go through them.
 
 from __future__ import annotations
 
+import decimal
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -36,6 +37,7 @@ __all__ = [
     "metric_names",
     "parse_score_path",
     "problems_of",
+    "same_number",
     "score_at",
 ]
 
@@ -151,6 +153,26 @@ def mean_or_none(values: Iterable[float | None]) -> float | None:
     if not items or any(v is None for v in items):
         return None
     return math.fsum(items) / len(items)  # type: ignore[arg-type]
+
+
+#: Fewest decimals a number may be rounded to where a file repeats a derived value.
+MIN_DECIMALS = 4
+
+
+def same_number(written: float, computed: float) -> bool:
+    """Whether ``written`` is ``computed`` to the precision written (at least four decimals).
+
+    Full-precision values agree to a relative 1e-9 (sums taken in another order differ in
+    the last bits); a rounded one must be ``computed`` rounded, so dropping digits cannot
+    move a number by more than half a unit of its fourth decimal.
+    """
+    if math.isclose(written, computed, rel_tol=1e-9, abs_tol=1e-12):
+        return True
+    exponent = decimal.Decimal(repr(float(written))).as_tuple().exponent
+    decimals = -exponent if isinstance(exponent, int) else 0
+    return decimals >= MIN_DECIMALS and abs(written - computed) <= 0.5 * 10.0**-decimals * (
+        1 + 1e-9
+    )
 
 
 def _show(value: Any) -> str:

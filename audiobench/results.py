@@ -67,9 +67,10 @@ class DatasetIdentity(BaseModel):
 
     ``pinned`` is true only for data that cannot change under the same name: a
     hub dataset at a full commit hash, or generated data at a versioned
-    generator. A local copy or folder (``digest`` over its clip table and the
-    size and modification time of every audio file) or a hub branch such as
-    ``main`` is not pinned; the public leaderboard accepts pinned results only.
+    generator. A local copy or folder (``digest`` over its clip table and a hash
+    of every clip's encoded audio bytes, so audio edited in place is noticed
+    whatever its timestamps) or a hub branch such as ``main`` is not pinned;
+    the public leaderboard accepts pinned results only.
     """
 
     model_config = _STRICT
@@ -79,6 +80,27 @@ class DatasetIdentity(BaseModel):
     config: str | None = None
     digest: str | None = Field(default=None, description="Content digest of local data.")
     pinned: bool
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DatasetIdentity:
+        # "pinned" is a consequence of the kind and revision, never a claim of its own.
+        if self.kind in ("folder", "local_copy"):
+            if self.pinned:
+                raise ValueError(f"local data ({self.source}) is never pinned")
+            if self.digest is None or re.fullmatch(r"[0-9a-f]{64}", self.digest) is None:
+                raise ValueError("local data must carry the SHA-256 digest of its content")
+            return self
+        if self.digest is not None:
+            raise ValueError(f"{self.kind} data is identified by name and revision, not a digest")
+        pinned = self.kind == "synthetic" or (
+            self.revision is not None and re.fullmatch(PINNED_REVISION, self.revision) is not None
+        )
+        if self.pinned != pinned:
+            raise ValueError(
+                f"pinned is {str(self.pinned).lower()}, but {self.kind} data at revision "
+                f"{self.revision!r} is {'' if pinned else 'not '}pinned"
+            )
+        return self
 
 
 class RunIdentity(BaseModel):
@@ -125,9 +147,9 @@ class ModelInfo(BaseModel):
     params: dict[str, Any] = {}
     pooling: str
     fingerprint: str
-    n_parameters: int | None = None
-    embedding_dim: int | None = None
-    sample_rate: int
+    n_parameters: int | None = Field(default=None, ge=0)
+    embedding_dim: int | None = Field(default=None, ge=0)
+    sample_rate: int = Field(gt=0)
 
 
 class Timings(BaseModel):
@@ -146,6 +168,16 @@ class CacheStats(BaseModel):
     n_clips: int = Field(ge=0)
     n_cached: int = Field(ge=0, description="Clips served from the embedding cache.")
     n_encoded: int = Field(ge=0, description="Clips run through the encoder in this run.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CacheStats:
+        # A clip is served or encoded at most once (duplicates and skipped clips are neither).
+        if self.n_cached + self.n_encoded > self.n_clips:
+            raise ValueError(
+                f"n_cached ({self.n_cached}) + n_encoded ({self.n_encoded}) exceed "
+                f"n_clips ({self.n_clips})"
+            )
+        return self
 
 
 class Efficiency(BaseModel):
@@ -211,11 +243,32 @@ class Environment(BaseModel):
     torch: str | None = None
     numpy: str
     device: str
+    cpu: str | None = Field(
+        default=None,
+        description="CPU model, torch's kernel level, int8 dot products, usable cores.",
+    )
+    scoring_kernels: dict[str, Any] | None = Field(
+        default=None,
+        description="The scoring kernels chosen (purpose/kernel: count) and the product rates "
+        "measured on this machine that chose them (audiobench.metrics.kernels).",
+    )
     ray: RayInfo | None = Field(default=None, description="Set when encoding ran on Ray.")
+    threads: int | None = Field(
+        default=None, ge=1, description="Torch threads while encoding (None: not recorded)."
+    )
 
     @classmethod
-    def capture(cls, device: str, *, ray: RayInfo | None = None) -> Environment:
+    def capture(
+        cls,
+        device: str,
+        *,
+        ray: RayInfo | None = None,
+        threads: int | None = None,
+        scoring_kernels: dict[str, Any] | None = None,
+    ) -> Environment:
         import numpy as np
+
+        from audiobench.machine import cpu_description
 
         try:
             import torch
@@ -229,7 +282,10 @@ class Environment(BaseModel):
             torch=torch_version,
             numpy=np.__version__,
             device=device,
+            cpu=cpu_description(),
+            scoring_kernels=scoring_kernels,
             ray=ray,
+            threads=threads,
         )
 
 
@@ -307,6 +363,12 @@ class TaskResult(BaseModel):
     def _identified(self) -> TaskResult:
         if self.schema_version >= 2 and self.run is None:
             raise ValueError("run: a version-2 result must carry its run identity")
+        # The model's size is counted once and written twice.
+        counted = (self.model.n_parameters, self.efficiency.n_parameters)
+        if None not in counted and counted[0] != counted[1]:
+            raise ValueError(
+                f"model.n_parameters ({counted[0]}) is not efficiency.n_parameters ({counted[1]})"
+            )
         return self
 
     @field_validator("scores", "aggregates", "details")
@@ -416,10 +478,14 @@ def load_result(path: str | os.PathLike[str]) -> TaskResult:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"{p}: not a readable JSON result file: {exc}") from exc
+    except RecursionError as exc:  # deeper than the parser goes: hostile, never a result
+        raise ValueError(f"{p}: not a readable JSON result file: nested too deeply") from exc
     try:
         return TaskResult.model_validate(data)
     except ValueError as exc:
         raise ValueError(f"{p}: invalid result file: {exc}") from exc
+    except RecursionError as exc:
+        raise ValueError(f"{p}: invalid result file: nested too deeply") from exc
 
 
 def utc_now() -> datetime:

@@ -33,32 +33,55 @@ from audiobench.audio import (
     decode_clip,
     waveform_hash,
 )
+from audiobench.batching import (
+    BatchPlanner,
+    free_accelerator_memory,
+    is_out_of_memory,
+    unusable,
+)
 from audiobench.cache import EmbeddingCache
 from audiobench.efficiency import waveform_compression_ratio
 from audiobench.encoder import Encoder
+from audiobench.errors import UserError
 from audiobench.pooling import check_collate_size
 from audiobench.results import SkippedClip
 from audiobench.task import Embedder
-from audiobench.torch_runtime import inference_mode
+from audiobench.torch_runtime import default_threads, encoder_threads, inference_mode
 
 __all__ = [
+    "DECODE_WORKERS",
     "BatchSizeWarning",
     "CachedEmbedder",
     "EmbeddingError",
     "OnError",
     "RunStats",
+    "SlowEncodingWarning",
+    "free_accelerator_memory",
     "inference_mode",
     "is_out_of_memory",
 ]
 
+#: Batches whose encoding rate is the reference for the rest of the run, and the window
+#: of recent batches compared with it.
+RATE_BATCHES = 3
+#: How many times slower than the reference the recent window must run to be reported.
+SLOW_FACTOR = 5.0
+
 OnError = Literal["raise", "skip"]
+
+#: Threads decoding the next chunk while the encoder works on this one.
+DECODE_WORKERS = 2
 
 
 class BatchSizeWarning(UserWarning):
     """The runner lowered the batch size after running out of accelerator memory."""
 
 
-class EmbeddingError(RuntimeError):
+class SlowEncodingWarning(UserWarning):
+    """Encoding fell far below the rate the run measured for its first batches."""
+
+
+class EmbeddingError(UserError, RuntimeError):
     """The encoder failed on, or produced unusable output for, a specific clip."""
 
     def __init__(self, clip: Clip, reason: str) -> None:
@@ -124,20 +147,26 @@ class CachedEmbedder(Embedder):
         canonical_rate: int = 16000,
         batch_size: int = 16,
         on_error: OnError = "raise",
-        workers: int = 2,
+        workers: int = DECODE_WORKERS,
         chunk_size: int = 512,
         progress: ProgressHook | None = None,
         max_clip_seconds: float | None = MAX_CLIP_SECONDS,
         allow_duplicates: bool = False,
+        threads: int | None = None,
     ) -> None:
-        if batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
+        self.planner: BatchPlanner[_Decoded] = BatchPlanner(batch_size)
         self.encoder = encoder
         self.cache = cache
         self.canonical_rate = canonical_rate
-        self.batch_size = batch_size
         self.on_error = on_error
         self.workers = max(1, workers)
+        if threads is not None and threads < 1:
+            raise ValueError("threads must be at least 1")
+        #: torch threads while encoding (see :mod:`audiobench.torch_runtime`).
+        self.threads = threads if threads is not None else default_threads(self.workers)
+        # (audio seconds, encoder seconds) of each batch, for the slow-encoding warning.
+        self._rates: list[tuple[float, float]] = []
+        self._warned_slow = False
         self.chunk_size = max(chunk_size, batch_size)
         self.progress = progress
         self.max_clip_seconds = max_clip_seconds
@@ -155,6 +184,11 @@ class CachedEmbedder(Embedder):
             cache.register_encoder(
                 self._fingerprints[False], {**encoder.describe(), "pooling": "unpooled"}
             )
+
+    @property
+    def batch_size(self) -> int:
+        """Clips per encoder batch; lowered for the rest of the run after out-of-memory."""
+        return self.planner.size
 
     @property
     def _fingerprint(self) -> str:
@@ -223,6 +257,7 @@ class CachedEmbedder(Embedder):
             allow_duplicates=(
                 self.allow_duplicates if allow_duplicates is None else allow_duplicates
             ),
+            threads=self.threads,
         )
         other.stats = RunStats(skipped=self.stats.skipped, events=self.stats.events)
         return other
@@ -233,7 +268,7 @@ class CachedEmbedder(Embedder):
         bar = self.track(description, len(texts), "texts")
         parts = []
         try:
-            with inference_mode():
+            with inference_mode(), encoder_threads(self.threads):
                 for start in range(0, len(texts), self.batch_size):
                     batch = list(texts[start : start + self.batch_size])
                     z = np.asarray(self.encoder.encode_text(batch), dtype=np.float32)
@@ -312,16 +347,12 @@ class CachedEmbedder(Embedder):
         self.stats.n_cached += len(hits)
         bar.advance(len(hits))
         # Identical waveforms (duplicates across the dataset) are encoded once.
-        misses: dict[str, _Decoded] = {}
-        for item in good:
-            if item.key not in found:
-                misses.setdefault(item.key or "", item)
-        todo = sorted(misses.values(), key=lambda it: len(it.wave) if it.wave is not None else 0)
-        start = 0
-        while start < len(todo):
-            # batch_size can shrink mid-chunk (out of memory), so it is read every time.
-            batch = todo[start : start + self.batch_size]
-            start += len(batch)
+        todo = self.planner.distinct_by_length(
+            (item for item in good if item.key not in found),
+            key=lambda it: it.key or "",
+            length=lambda it: len(it.wave) if it.wave is not None else 0,
+        )
+        for batch in self.planner.batches(todo):
             produced = self._encode_batch(batch)
             if self.cache is not None and produced:
                 self.cache.put_many(self._fingerprint, list(produced.items()))
@@ -345,11 +376,7 @@ class CachedEmbedder(Embedder):
         The runner never stores such arrays, so one in the cache is damage;
         the fresh encoding overwrites it (or fails and is skipped as usual).
         """
-        bad = [
-            key
-            for key, arr in found.items()
-            if arr.size == 0 or (arr.dtype.kind in "fc" and not np.isfinite(arr).all())
-        ]
+        bad = [key for key, arr in found.items() if unusable(arr) is not None]
         for key in bad:
             del found[key]
         if bad:
@@ -365,7 +392,7 @@ class CachedEmbedder(Embedder):
         waves = [item.wave for item in batch if item.wave is not None]
         t0 = time.perf_counter()
         try:
-            with inference_mode():
+            with inference_mode(), encoder_threads(self.threads):
                 if self._pooled:
                     outputs = self.encoder.embed(waves)
                 else:
@@ -390,19 +417,16 @@ class CachedEmbedder(Embedder):
             for item in batch:
                 out.update(self._encode_batch([item]))
             return out
-        self.stats.encode_s += time.perf_counter() - t0
-        produced: dict[str, np.ndarray] = {}
+        elapsed = time.perf_counter() - t0
+        self.stats.encode_s += elapsed
         rate = self.encoder.meta.sample_rate
+        self._check_rate(sum(len(w) for w in waves) / rate, elapsed)
+        produced: dict[str, np.ndarray] = {}
         for item, arr in zip(batch, outputs, strict=True):
             arr = np.asarray(arr)
-            if arr.size == 0:
-                self._skip_or_raise(item.clip, EmbeddingError(item.clip, "empty embedding"))
-                continue
-            if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-                n_bad = int((~np.isfinite(arr)).sum())
-                self._skip_or_raise(
-                    item.clip, EmbeddingError(item.clip, f"embedding has {n_bad} NaN/Inf values")
-                )
+            reason = unusable(arr)
+            if reason is not None:
+                self._skip_or_raise(item.clip, EmbeddingError(item.clip, reason))
                 continue
             assert item.key is not None and item.wave is not None
             produced[item.key] = arr
@@ -410,10 +434,37 @@ class CachedEmbedder(Embedder):
             self.stats.audio_seconds += len(item.wave) / rate
         return produced
 
+    def _check_rate(self, audio_s: float, encode_s: float) -> None:
+        """Warn once when the last batches encode far slower than the first ones did.
+
+        The rate is seconds of audio per second inside the encoder, which
+        batches of different lengths share (within a chunk, batches run from the
+        shortest clips to the longest, so a fixed per-batch cost makes the
+        first batches look slower, never faster). A drop usually means the
+        CPU is shared: other processes, or more threads than cores.
+        """
+        self._rates.append((audio_s, encode_s))
+        if self._warned_slow or len(self._rates) < 2 * RATE_BATCHES:
+            return
+        first = self._rates[:RATE_BATCHES]
+        recent = self._rates[-RATE_BATCHES:]
+        reference = sum(a for a, _ in first) / max(sum(s for _, s in first), 1e-9)
+        now = sum(a for a, _ in recent) / max(sum(s for _, s in recent), 1e-9)
+        if now * SLOW_FACTOR >= reference:
+            return
+        self._warned_slow = True
+        message = (
+            f"encoding slowed to {now:.3g} s of audio per second, "
+            f"{reference / max(now, 1e-12):.0f}x below the {reference:.3g} of its first "
+            f"{RATE_BATCHES} batches: the CPU may be shared with other work, or oversubscribed "
+            f"(this run encodes with {self.threads} thread(s); set them with --threads)"
+        )
+        self.stats.events.append(message)
+        warnings.warn(message, SlowEncodingWarning, stacklevel=2)
+
     def _retry_in_halves(self, batch: list[_Decoded], exc: Exception) -> dict[str, np.ndarray]:
         """Out of accelerator memory: free it, halve the batch, keep the smaller size."""
-        half = (len(batch) + 1) // 2
-        self.batch_size = min(self.batch_size, half)
+        half = self.planner.halve(len(batch))
         message = (
             f"out of memory on a batch of {len(batch)} clips ({type(exc).__name__}); "
             f"retrying in batches of {half} and continuing with --batch-size {self.batch_size}"
@@ -424,28 +475,6 @@ class CachedEmbedder(Embedder):
         out = self._encode_batch(batch[:half])
         out.update(self._encode_batch(batch[half:]))
         return out
-
-
-def is_out_of_memory(exc: BaseException) -> bool:
-    """Whether ``exc`` is an accelerator (or allocator) out-of-memory error."""
-    try:
-        import torch
-
-        if isinstance(exc, torch.cuda.OutOfMemoryError):
-            return True
-    except ImportError:  # pragma: no cover - torch is a dependency
-        pass
-    return isinstance(exc, RuntimeError | MemoryError) and "out of memory" in str(exc).lower()
-
-
-def free_accelerator_memory() -> None:
-    """Return cached accelerator memory to the device (after an out-of-memory error)."""
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is a dependency
-        return
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()
 
 
 class ProgressBar:

@@ -24,6 +24,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audiobench.audio import AUDIO_EXTENSIONS, ArrowAudioRef, Clip, FileAudioRef
+from audiobench.errors import UserError
 
 __all__ = [
     "Columns",
@@ -46,7 +47,7 @@ _GROUP_COLUMNS = ("group", "speaker")
 _READY_MARK = ".complete"
 
 
-class DatasetError(ValueError):
+class DatasetError(UserError, ValueError):
     """A dataset could not be found or does not have the expected layout."""
 
 
@@ -382,10 +383,11 @@ def load_folder_clips(
        as text. ``columns`` names other columns for these roles
        (:class:`FolderColumns`). The table is read strictly
        (:func:`read_csv_table`): every row has as many fields as the header,
-       column names are unique and written without surrounding spaces, and
-       the cells that name or classify a clip hold no control or invisible
-       characters. File names are read exactly as written (a leading space is
-       part of the name); labels and ids are stripped;
+       column names are unique and written without surrounding spaces, no
+       cell holds a control character, and the cells that name or classify a
+       clip hold no invisible one either. File names are read exactly as
+       written (a leading space is part of the name; only a NUL is refused);
+       labels and ids are stripped;
     2. one subfolder per class (``root/<label>/*.wav``), or per subset and
        class (``root/<subset>/<label>/*.wav``);
     3. audio files directly in the folder, without labels.
@@ -430,8 +432,10 @@ _OUTSIDE_HINT = "pass --allow-outside-paths to read files outside the dataset fo
 _DUPLICATE_HINT = "one recording listed twice inflates the score; remove one of the entries"
 
 #: Characters no cell may hold: C0/C1 controls other than tab, line feed and carriage return
-#: (a NUL would make an invisible class of its own).
+#: (a NUL would make an invisible class of its own). File names are read exactly as written
+#: (a file may be named so); only a NUL, which no path can hold, is refused there.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_NUL = re.compile("\x00")
 #: Characters no column name and no cell that names or classifies a clip may hold: every
 #: control character, zero-width spaces, a byte order mark, and direction marks and overrides
 #: (labels that look alike but differ).
@@ -449,8 +453,8 @@ def read_csv_table(csv_path: Path) -> list[tuple[int, list[str]]]:
 
     UTF-8 only (a byte order mark is accepted); blank lines are ignored. Errors name the
     file, the line and the column: a row whose number of fields differs from the header's,
-    an empty, repeated or space-padded column name, a column name holding an invisible
-    character, and a control character (a NUL byte, ...) in any cell.
+    an empty, repeated or space-padded column name, and a column name holding an invisible
+    character. The cells are checked by their reader (:func:`load_folder_clips`).
     """
     raw = csv_path.read_bytes()
     try:
@@ -482,12 +486,6 @@ def read_csv_table(csv_path: Path) -> list[tuple[int, list[str]]]:
             raise DatasetError(
                 f"{csv_path} line {line}: {len(row)} field(s), but the header has {width}"
             )
-        for column, cell in enumerate(row, start=1):
-            if found := _CONTROL.search(cell):
-                raise DatasetError(
-                    f"{csv_path} line {line}, column {column} ({header[column - 1]!r}): "
-                    f"the cell holds {_char_name(found.group())}; remove it"
-                )
     return rows
 
 
@@ -570,10 +568,14 @@ def _clips_from_csv(
     assert file_col is not None  # resolve_folder_columns refuses a table without one
     used = {c for c in roles.values() if c}
     extra = [c for c in fields if c not in used]
-    keys = [
-        (position, name)
+    key_columns = {roles[r] for r in _KEY_ROLES} - {file_col}
+    checks = [
+        (
+            position,
+            name,
+            _NUL if name == file_col else _INVISIBLE if name in key_columns else _CONTROL,
+        )
         for position, name in enumerate(fields, start=1)
-        if name in {roles[r] for r in _KEY_ROLES}
     ]
 
     def cell(row: dict[str, str], role: str) -> str | None:
@@ -586,12 +588,17 @@ def _clips_from_csv(
     files: dict[Path, tuple[int, str]] = {}
     for line, cells in table[1:]:
         row = dict(zip(fields, cells, strict=True))
-        for position, name in keys:
-            if found := _INVISIBLE.search(row[name]):
+        for position, name, refused in checks:
+            if found := refused.search(row[name]):
                 raise DatasetError(
                     f"{csv_path} line {line}, column {position} ({name!r}): the cell holds "
-                    f"{_char_name(found.group())}, which would make a clip or class that "
-                    "looks like another; remove it"
+                    f"{_char_name(found.group())}"
+                    + (
+                        ", which would make a clip or class that looks like another"
+                        if refused is _INVISIBLE
+                        else ""
+                    )
+                    + "; remove it"
                 )
         rel = row[file_col]  # exactly as written: " a.wav" is another file than "a.wav"
         if not rel.strip():

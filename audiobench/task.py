@@ -23,6 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
+from audiobench.errors import DataError, OptionError
+from audiobench.options import StrictOptions
 from audiobench.reports import Report, Summary, parse_score_path, problems_of, score_at
 from audiobench.sources import Columns, DatasetSource, Synthetic
 
@@ -118,16 +120,15 @@ class TaskScores:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-class TaskOptions(BaseModel):
+class TaskOptions(StrictOptions):
     """Base of a family's knobs: one typed, validated model per family.
 
     A family declares ``class Options(TaskOptions)``; a concrete task may set
     other defaults with ``options = <Family>.Options(...)``; a run overrides
     them with ``--task-option KEY=VALUE``. The options a run used are recorded
-    in its result.
+    in its result. Booleans for numbers and non-finite floats are refused
+    (:class:`~audiobench.options.StrictOptions`).
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 @dataclass
@@ -313,7 +314,7 @@ class Task(ABC):
         unknown = sorted(k for k in values if k not in cls.Options.model_fields)
         if unknown:
             accepted = ", ".join(cls.Options.model_fields) or "none"
-            raise ValueError(
+            raise OptionError(
                 f"task {cls.metadata.name}: unknown option(s) {', '.join(unknown)}; "
                 f"accepted: {accepted}"
             )
@@ -323,9 +324,10 @@ class Task(ABC):
             return cls.Options.model_validate({**cls.options.model_dump(), **values})
         except ValidationError as exc:
             problems = "; ".join(
-                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False)
+                f"{'.'.join(map(str, e['loc']))}: {str(e['msg']).removeprefix('Value error, ')}"
+                for e in exc.errors(include_url=False)
             )
-            raise ValueError(f"task {cls.metadata.name}: invalid option {problems}") from None
+            raise OptionError(f"task {cls.metadata.name}: invalid option {problems}") from None
 
     @property
     def name(self) -> str:
@@ -349,7 +351,7 @@ class Task(ABC):
             return declared
         unknown = [s for s in self.selected_subsets if declared and s not in declared]
         if unknown:
-            raise ValueError(
+            raise DataError(
                 f"task {self.name}: unknown subset(s) {unknown}; declared: {list(declared)}"
             )
         return self.selected_subsets
@@ -446,7 +448,7 @@ class Task(ABC):
     def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
         """Score the encoder behind ``embedder`` on ``clips``, subset by subset."""
         if not clips:
-            raise ValueError(f"task {self.name}: no clips to evaluate")
+            raise DataError(f"task {self.name}: no clips to evaluate")
         reports: dict[str, _reports.Report] = {}
         per_subset_details: dict[str, dict[str, Any]] = {}
         for name, members in self.clips_by_subset(clips).items():
@@ -506,7 +508,7 @@ class Task(ABC):
 
         unlabelled = [c.id for c in subset.clips if c.label is None]
         if unlabelled:
-            raise ValueError(
+            raise DataError(
                 f"{subset.where}: {len(unlabelled)} clip(s) have no label: "
                 f"{describe_clips(unlabelled)}"
             )

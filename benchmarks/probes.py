@@ -33,7 +33,6 @@ for the linear probe. ``--naive-folds`` measures the naive grid on fewer folds a
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import time
 from collections.abc import Sequence
@@ -241,6 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch  # noqa: F401
 
     import audiobench.probes  # noqa: F401
+    from audiobench.machine import cpu_description
     from audiobench.metrics.runtime import available_cores
 
     n = args.n or (300 if args.quick else 3000 if args.high_dim else 2000)
@@ -260,8 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     generated = time.perf_counter() - t0
     print(
         f"data: {n} clips × {dim} dims, {n_classes} classes, 5 folds ({run_folds} run), "
-        f"generated in {generated:.1f} s; {cores} usable cores; "
-        f"{platform.processor() or platform.machine()}",
+        f"generated in {generated:.1f} s; CPU: {cpu_description()}",
         flush=True,
     )
 

@@ -36,6 +36,7 @@ from encoder_throughput import SIZES, save_random_whisper, write_clips
 from audiobench import distributed, registry
 from audiobench.cache import EmbeddingCache
 from audiobench.evaluation import RunConfig
+from audiobench.machine import cpu_description
 from audiobench.models.whisper import WhisperEncoder
 from audiobench.runner import CachedEmbedder
 
@@ -54,9 +55,9 @@ def stage_rate(
     return info.n_encoded / info.wall_s, info.workers
 
 
-def local_rate(encoder: WhisperEncoder, clips: list, batch_size: int) -> float:
+def local_rate(encoder: WhisperEncoder, clips: list, batch_size: int, threads: int) -> float:
     encoder.load()
-    embedder = CachedEmbedder(encoder, None, batch_size=batch_size)
+    embedder = CachedEmbedder(encoder, None, batch_size=batch_size, threads=threads)
     embedder.embed(clips[:4], "warm-up")
     t0 = time.perf_counter()
     embedder.embed(clips, "timed")
@@ -74,6 +75,9 @@ def main() -> None:
     parser.add_argument("--actors", type=int, nargs="+", default=None, help="default: 1 2")
     parser.add_argument("--address", default=None, help="join this cluster (default: local)")
     parser.add_argument("--no-local", action="store_true", help="skip the local reference")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="encoder threads per actor and locally (default 1)"
+    )
     args = parser.parse_args()
     gpu = args.device.startswith("cuda")
     if gpu and not torch.cuda.is_available() and args.address is None:
@@ -102,6 +106,7 @@ def main() -> None:
             f"Whisper-{size} encoder ({layers} layers, d={d_model}, random weights), "
             f"{len(clips)} clips of 1-12 s, batch size {args.batch_size}, {encoder.dtype}"
         )
+        print(f"  driver CPU: {cpu_description()}")
         print(
             f"  cluster: {int(resources.get('CPU', 0))} CPU(s), "
             f"{int(resources.get('GPU', 0))} GPU(s), {len(ray.nodes())} node(s)"
@@ -115,6 +120,7 @@ def main() -> None:
                     ray_actors=n,
                     device=args.device,
                     batch_size=args.batch_size,
+                    threads=args.threads,
                     progress=False,
                 )
                 rate, workers = stage_rate(task, clips, encoder, config, root / f"cache-{n}")
@@ -127,9 +133,8 @@ def main() -> None:
                 f"  ({rate / base:.2f}x {min(rates)} actor)"
             )
         if not args.no_local:
-            threads = torch.get_num_threads()
-            local = local_rate(encoder, clips, args.batch_size)
-            print(f"  local runner ({threads} torch thread(s)): {local:8.2f} clips/s")
+            local = local_rate(encoder, clips, args.batch_size, args.threads)
+            print(f"  local runner ({args.threads} torch thread(s)): {local:8.2f} clips/s")
         ray.shutdown()
 
 

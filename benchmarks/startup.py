@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from audiobench.machine import cpu_model
+
 TARGET_SECONDS = 1.5
 BIN = Path(sys.executable).parent
 
@@ -47,6 +49,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     print(f"load average: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} logical core(s)")
     baseline = None
     rows = []
     for label, command in COMMANDS:

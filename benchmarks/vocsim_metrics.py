@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -185,6 +186,7 @@ def run_stage(stage: str, args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
     from audiobench import metrics
+    from audiobench.metrics import kernels
 
     X, labels = make_embeddings(args.n, args.classes, args.dim, args.seed, args.spread)
     work: Callable[[], Any]
@@ -219,9 +221,15 @@ def run_stage(stage: str, args: argparse.Namespace) -> dict[str, Any]:
         )
 
         def work() -> Any:
-            report = metrics.zero_shot_similarity(
-                X_raw, labels, n_permutations=args.perms, n_bootstrap=args.boots
-            )
+            with kernels.recording() as chosen:
+                report = metrics.zero_shot_similarity(
+                    X_raw,
+                    labels,
+                    n_permutations=args.perms,
+                    n_bootstrap=args.boots,
+                    device=args.device,
+                )
+            info["kernels"] = chosen.summary()
             info["seconds"] = dict(report.seconds)
             info["scores"] = {
                 config: {
@@ -341,6 +349,7 @@ def _size_options(args: argparse.Namespace) -> dict[str, Any]:
         "seed",
         "spread",
         "raw_spread",
+        "device",
     )
     return {key: getattr(args, key) for key in keys}
 
@@ -373,6 +382,16 @@ def main() -> None:
     parser.add_argument("--raw-spread", type=float, default=2.7, help="within-class sd (raw-dim)")
     parser.add_argument("--quick", action="store_true", help="small smoke-test sizes")
     parser.add_argument("--skip-naive", action="store_true", help="only time the engine")
+    parser.add_argument(
+        "--grid-only", action="store_true", help="only the full default grid (implies --skip-naive)"
+    )
+    parser.add_argument("--device", default="cpu", help="torch device of the full grid (cuda)")
+    parser.add_argument(
+        "--kernel",
+        choices=("auto", "int8", "float64", "float32", "pairs"),
+        default="auto",
+        help="force the engine's AvgID kernel (AUDIOBENCH_SCORING_KERNEL); auto: measured",
+    )
     parser.add_argument("--stage", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.quick:
@@ -381,9 +400,12 @@ def main() -> None:
     if args.stage:
         print(json.dumps(run_stage(args.stage, args)))
         return
+    args.skip_naive = args.skip_naive or args.grid_only
+    os.environ["AUDIOBENCH_SCORING_KERNEL"] = args.kernel  # inherited by the stage processes
 
     import torch
 
+    from audiobench.machine import cpu_description
     from audiobench.metrics.runtime import available_cores
 
     print(
@@ -395,6 +417,9 @@ def main() -> None:
         f"python {platform.python_version()}, torch {torch.__version__}, "
         f"{available_cores()} usable cores, torch threads {torch.get_num_threads()}"
     )
+    print(f"CPU: {cpu_description()}")
+    if args.device != "cpu":
+        print(f"grid device: {args.device} ({torch.cuda.get_device_name(args.device)})")
     print("running stages (each in its own process):", flush=True)
     rows: list[tuple[str, str, str]] = [
         ("distance: cosine", "fast:distance-cosine", "naive:distance-cosine"),
@@ -409,6 +434,8 @@ def main() -> None:
         (f"{args.boots} bootstrap resamples x3", "fast:bootstrap", "naive:bootstrap"),
         ("full default grid", "fast:grid", ""),
     ]
+    if args.grid_only:
+        rows = rows[-1:]
     results: dict[str, dict[str, Any]] = {}
     for _, fast, naive in rows:
         for stage in (fast, naive):
@@ -480,6 +507,10 @@ def main() -> None:
     print(
         "\nfull grid, per configuration (s):", {k: round(v, 2) for k, v in grid["seconds"].items()}
     )
+    chosen = grid.get("kernels") or {}
+    print(f"kernels chosen ({args.kernel}): {chosen.get('chosen')}")
+    for rates in chosen.get("rates", []):
+        print(f"  measured rates (G multiply-adds/s): {rates}")
     print(
         f"{'configuration':<18}{'P@1':>8}{'P@5':>8}{'GSR':>8}"
         f"{'GSR base':>10}{'GSR p':>9}{'GSR ±':>8}"

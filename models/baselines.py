@@ -25,6 +25,9 @@ __all__ = [
     "mfcc",
 ]
 
+#: Largest ``dim`` of the random projection (a 32 MiB matrix).
+MAX_PROJECTION_DIM = 65_536
+
 
 class LogMelEncoder(Encoder):
     """128-band log-mel spectrogram; default pooling pads each subset and flattens."""
@@ -113,8 +116,10 @@ class RandomProjectionEncoder(Encoder):
     )
 
     class Options(EncoderOptions):
-        dim: int = Field(default=512, gt=0, description="Output dimensions.")
-        seed: int = Field(default=0, description="Seed of the projection matrix.")
+        # The bound keeps the projection (128 × dim) and each clip's frames × dim within
+        # memory; a mistyped size is an error naming the option, not an allocation failure.
+        dim: int = Field(default=512, gt=0, le=MAX_PROJECTION_DIM, description="Output dimensions.")
+        seed: int = Field(default=0, ge=0, description="Seed of the projection matrix.")
 
     options: Options
 

@@ -19,6 +19,7 @@ import numpy as np
 from pydantic import Field
 
 from audiobench.encoder import Encoder, EncoderOptions, Modality, ModelMeta, OutputKind
+from audiobench.errors import OptionError
 from audiobench.models.digest import weights_digest
 from audiobench.models.loading import from_pretrained, resolve_dtype, torch_dtype
 from audiobench.models.whisper import WhisperEncoder, window_samples
@@ -114,6 +115,8 @@ class WhisperTranscriber:
 class CascadeEncoder(Encoder):
     """ASR → text embedding, as one audio–text encoder (built by :func:`cascade_encoder`)."""
 
+    compute_dtypes = ("float32", "float16", "bfloat16")
+
     meta = ModelMeta(
         name="cascade",
         sample_rate=16000,
@@ -191,7 +194,7 @@ def _asr_source(spec: str, create: CreateModel) -> str:
         return spec.removeprefix("hf:")
     asr = create(spec)  # cheap: constructing an encoder loads nothing
     if not isinstance(asr, WhisperEncoder) or asr.source is None:
-        raise ValueError(f"cascade: ASR model {spec!r} is not a Whisper model")
+        raise OptionError(f"cascade: ASR model {spec!r} is not a Whisper model")
     return asr.source
 
 
@@ -203,7 +206,7 @@ def cascade_encoder(argument: str, create: CreateModel, /, **kwargs: Any) -> Cas
     """
     asr, sep, text = argument.rpartition("+")
     if not sep or not asr or not text:
-        raise ValueError(
+        raise OptionError(
             f"cascade:{argument}: expected cascade:<asr model>+<text model>, "
             "e.g. cascade:whisper-large-v3+clap"
         )
@@ -216,7 +219,7 @@ def cascade_encoder(argument: str, create: CreateModel, /, **kwargs: Any) -> Cas
     dtype = common.get("dtype")
     text_encoder = create(text, device=device, dtype=dtype)
     if Modality.TEXT not in text_encoder.meta.modalities:
-        raise ValueError(f"cascade:{argument}: {text!r} has no text encoder")
+        raise OptionError(f"cascade:{argument}: {text!r} has no text encoder")
     transcriber = WhisperTranscriber(
         _asr_source(asr, create),
         revision=revision,

@@ -72,7 +72,7 @@ class ClapEncoder(HFEncoder):
             description="Where clips longer than the 10 s window are cropped: 'center', "
             "'start', or 'seeded' (an offset drawn from seed and the clip's length).",
         )
-        seed: int = Field(default=0, description="Seed of the 'seeded' crop.")
+        seed: int = Field(default=0, ge=0, description="Seed of the 'seeded' crop.")
 
     options: Options
 

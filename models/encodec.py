@@ -34,6 +34,7 @@ import numpy as np
 from pydantic import Field
 
 from audiobench.encoder import ModelMeta, OutputKind
+from audiobench.errors import OptionError
 from audiobench.models.hf import HFEncoder, ceil_div, encode_grouped, to_numpy
 from audiobench.torch_runtime import inference_mode
 
@@ -140,7 +141,7 @@ class EncodecEncoder(HFEncoder):
         if not available or self.bandwidth in available:
             return
         if self._asked:
-            raise ValueError(
+            raise OptionError(
                 f"{self.meta.name}: bandwidth {self.bandwidth:g} kbps is not one of the model's "
                 f"{available}"
             )

@@ -27,6 +27,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from audiobench.encoder import Encoder, EncoderOptions, ModelMeta, OutputKind
+from audiobench.errors import OptionError
 from audiobench.models.digest import weights_digest
 from audiobench.models.hf import encode_grouped
 
@@ -127,7 +128,7 @@ def _version(module_name: str, module: Any) -> str:
 def hear_encoder(argument: str, **kwargs: Any) -> HearEncoder:
     """Import ``argument`` as a HEAR module, load its model and wrap it."""
     if not argument:
-        raise ValueError("hear: needs a Python module name, e.g. hear:hearbaseline.naive")
+        raise OptionError("hear: needs a Python module name, e.g. hear:hearbaseline.naive")
     kwargs.pop("trust_remote_code", None)  # HEAR modules are local Python code
     options = HearEncoder.parse_options(
         {k: v for k, v in kwargs.items() if k in HearEncoder.Options.model_fields},
@@ -137,20 +138,20 @@ def hear_encoder(argument: str, **kwargs: Any) -> HearEncoder:
     try:
         module = importlib.import_module(argument)
     except ImportError as exc:
-        raise ValueError(
+        raise OptionError(
             f"hear:{argument}: cannot import the module {argument!r} ({exc}); install the "
             "package that provides it in this environment"
         ) from exc
     missing = [name for name in _REQUIRED if not callable(getattr(module, name, None))]
     if missing:
-        raise ValueError(
+        raise OptionError(
             f"hear:{argument}: the module does not follow the HEAR API; missing {missing}"
         )
     mode, weights = options.mode, options.weights
     model = module.load_model(weights) if weights else module.load_model()
     for attr in ("sample_rate", "scene_embedding_size", "timestamp_embedding_size"):
         if not hasattr(model, attr):
-            raise ValueError(f"hear:{argument}: the loaded model has no {attr!r} attribute")
+            raise OptionError(f"hear:{argument}: the loaded model has no {attr!r} attribute")
     device = kwargs.get("device", "cpu")
     if device != "cpu" and hasattr(model, "to"):
         model = model.to(device)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from audiobench.encoder import ModelMeta, OutputKind
+from audiobench.errors import OptionError
 from audiobench.models.ast import ASTEncoder
 from audiobench.models.clap import ClapEncoder
 from audiobench.models.encodec import EncodecEncoder
@@ -35,7 +36,7 @@ def hf_encoder(argument: str, **kwargs: Any) -> HFEncoder:
     import transformers
 
     if not argument:
-        raise ValueError("hf: needs a hub id or a local directory, e.g. hf:facebook/wav2vec2-base")
+        raise OptionError("hf: needs a hub id or a local directory, e.g. hf:facebook/wav2vec2-base")
     name = f"hf:{argument}"
     # A path that is not there is reported as such, never looked up on the hub.
     local_directory(argument, f"model {name!r}")

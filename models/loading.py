@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from audiobench.encoder import DTYPES, canonical_dtype
+
 __all__ = [
     "DTYPES",
     "ModelLoadError",
@@ -22,17 +24,6 @@ __all__ = [
     "resolve_dtype",
     "torch_dtype",
 ]
-
-#: Accepted spellings of ``--dtype`` → canonical name.
-DTYPES = {
-    "float32": "float32",
-    "fp32": "float32",
-    "float16": "float16",
-    "fp16": "float16",
-    "half": "float16",
-    "bfloat16": "bfloat16",
-    "bf16": "bfloat16",
-}
 
 
 class ModelLoadError(OSError):
@@ -48,10 +39,7 @@ def resolve_dtype(dtype: str | None, device: str) -> str:
     """
     if dtype is None:
         return "float16" if device.startswith("cuda") else "float32"
-    try:
-        return DTYPES[dtype.lower()]
-    except KeyError:
-        raise ValueError(f"unknown dtype {dtype!r}; choose one of {sorted(set(DTYPES))}") from None
+    return canonical_dtype(dtype)
 
 
 def torch_dtype(name: str) -> Any:

@@ -133,6 +133,9 @@ class WhisperEncoder(HFEncoder):
             padding="max_length",
             max_length=self.window,
             truncation=True,
+            # The log-mel spectrogram on the encoder's device: on the host it took as long as
+            # the forward pass of Whisper-large on an H100 (transformers' torch STFT either way).
+            device=str(self.device),
         )
         inputs = self._to_device({"input_features": features["input_features"]})
         outputs = self.model(**inputs, output_hidden_states=self.layer is not None)

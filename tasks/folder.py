@@ -53,6 +53,7 @@ from typing import Any, ClassVar
 from pydantic import Field, create_model
 
 from audiobench.audio import Clip
+from audiobench.errors import OptionError
 from audiobench.families import (
     ClassificationTask,
     ClusteringTask,
@@ -125,7 +126,7 @@ _CLASSIFICATION_SPLITS = ("train", "validation", "test")
 
 def _check_family(family: str) -> None:
     if family not in FOLDER_FAMILIES:
-        raise ValueError(
+        raise OptionError(
             f"unknown folder task family {family!r}; known: {', '.join(FOLDER_FAMILIES)}"
         )
 
@@ -217,7 +218,7 @@ def _columns_of(values: Mapping[str, Any], family: str, name: str) -> FolderColu
     odd = {r: v for r, v in roles.items() if v is not None and not isinstance(v, str)}
     if odd:
         shown = ", ".join(f"{r}_column={v!r}" for r, v in odd.items())
-        raise ValueError(f"task {name}: invalid option {shown}: a column name is text")
+        raise OptionError(f"task {name}: invalid option {shown}: a column name is text")
     return FolderColumns(**roles)
 
 

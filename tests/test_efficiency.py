@@ -15,6 +15,7 @@ from audiobench.efficiency import (
     count_flops,
     count_flops_per_second,
     pcm_compression_ratio,
+    recurrent_flops,
     waveform_compression_ratio,
 )
 from audiobench.encoder import Encoder, ModelMeta, OutputKind
@@ -54,6 +55,61 @@ def test_flops_per_example_is_one_forward_pass() -> None:
     # 0.5 s = 50 frames of 2·160·8 FLOPs.
     assert count_flops(LinearFrames(), seconds=0.5) == pytest.approx(50 * 2 * 160 * 8)
     assert count_flops(LogMelEncoder(), seconds=0.5) is None
+
+
+class LstmFrames(LinearFrames):
+    """10 ms frames through an LSTM, then the Linear layer: the counter sees only the Linear."""
+
+    meta = ModelMeta(name="test-lstm-frames", sample_rate=16000, output_kind=OutputKind.SEQUENCE)
+
+    def _load(self) -> None:
+        super()._load()
+        self.lstm = torch.nn.LSTM(160, 160, batch_first=True)
+
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        out = []
+        for w in waveforms:
+            frames = torch.as_tensor(w[: len(w) // 160 * 160]).reshape(1, -1, 160)
+            hidden, _ = self.lstm(frames)
+            out.append(self.layer(hidden[0]).detach().numpy())
+        return out
+
+
+def test_recurrent_layers_are_counted_by_formula_not_left_out() -> None:
+    # The counter alone sees the Linear layer only (50 · 2·160·8); the LSTM's gates add
+    # 50 steps · 2 · 4 gates · 160 hidden · (160 input + 160 hidden).
+    linear = 50 * 2 * 160 * 8
+    lstm = 50 * 2 * 4 * 160 * (160 + 160)
+    assert count_flops(LstmFrames(), seconds=0.5) == pytest.approx(linear + lstm)
+    # The hook is removed afterwards: a plain encoder counts as before.
+    assert count_flops(LinearFrames(), seconds=0.5) == pytest.approx(linear)
+
+
+def test_recurrent_flops_by_hand() -> None:
+    x = torch.zeros(2, 7, 10)  # batch 2, 7 steps, 10 features (batch_first)
+    gru = torch.nn.GRU(10, 6, num_layers=2, bidirectional=True, batch_first=True)
+    # Layer 0 reads 10 features, layer 1 the 2·6 of both directions; 3 gates; 2 directions.
+    per_step = 2 * 3 * 6 * ((10 + 6) + (12 + 6))
+    assert recurrent_flops(gru, (x,)) == 2 * 7 * 2 * per_step
+    cell = torch.nn.RNNCell(10, 6)
+    assert recurrent_flops(cell, (torch.zeros(3, 10),)) == 3 * 2 * 1 * 6 * 16
+    # What the formula does not cover is unknown, never a guess.
+    projected = torch.nn.LSTM(10, 6, proj_size=3)
+    assert recurrent_flops(projected, (x,)) is None
+    packed = torch.nn.utils.rnn.pack_padded_sequence(x, [7, 5], batch_first=True)
+    assert recurrent_flops(gru, (packed,)) is None
+
+
+class ProjectedLstmFrames(LstmFrames):
+    def _load(self) -> None:
+        self.layer = torch.nn.Linear(80, 8)
+        self.lstm = torch.nn.LSTM(160, 160, batch_first=True, proj_size=80)
+
+
+def test_flops_of_an_uncountable_recurrent_layer_are_unknown() -> None:
+    # Not the Linear layer's count alone, which would be a wrong number: unknown.
+    assert count_flops(ProjectedLstmFrames(), seconds=0.5) is None
+    assert count_flops_per_second(ProjectedLstmFrames(), seconds=1.0) is None
 
 
 def test_pcm_compression_ratio_against_16_bit_pcm() -> None:

@@ -22,9 +22,11 @@ import pytest
 from typer.testing import CliRunner
 
 import audiobench
-from audiobench import distributed
 from audiobench.audio import ArrowAudioRef, Clip, FileAudioRef, decode_clip, waveform_hash
 from audiobench.cli import _bare_ray, app
+from audiobench.distributed import session as ray_session
+from audiobench.distributed import stage as ray_stage
+from audiobench.distributed import transport
 from audiobench.encoder import Encoder, ModelMeta, OutputKind
 from audiobench.results import load_result
 from tests.conftest import folder_digest, write_tone
@@ -263,7 +265,7 @@ def test_interrupt_stops_the_cluster_and_keeps_committed_batches(
     cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls = _folder(tmp_path / "calls")
-    finished = distributed._Stage._finished
+    finished = ray_stage.Stage._finished
     seen: list[int] = []
 
     def interrupted(self: Any, ref: Any) -> None:
@@ -272,7 +274,7 @@ def test_interrupt_stops_the_cluster_and_keeps_committed_batches(
         if len(seen) == 2:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(distributed._Stage, "_finished", interrupted)
+    monkeypatch.setattr(ray_stage.Stage, "_finished", interrupted)
     settings = dict(
         cache_dir=tmp_path / "cache",
         output_dir=tmp_path / "r",
@@ -283,11 +285,11 @@ def test_interrupt_stops_the_cluster_and_keeps_committed_batches(
     )
     with pytest.raises(KeyboardInterrupt):
         audiobench.evaluate(f"folder:{calls}", _encoder(), **settings)
-    assert distributed._SESSION is None  # the session closed, its actors killed
+    assert ray_session.active_session() is None  # the session closed, its actors killed
     assert len(_cache_rows(tmp_path / "cache")) == 6  # two committed batches of 3
     assert not (tmp_path / "r").exists()
 
-    monkeypatch.setattr(distributed._Stage, "_finished", finished)
+    monkeypatch.setattr(ray_stage.Stage, "_finished", finished)
     [result] = audiobench.evaluate(f"folder:{calls}", _encoder(), **settings)
     assert result.environment.ray is not None and result.environment.ray.n_dispatched == 6
 
@@ -348,16 +350,16 @@ def test_audio_reaches_workers_as_bytes_or_paths(tmp_path: Path) -> None:
     for ref in refs:
         expected = decode_clip(Clip(id="a", audio=ref), 16000, 24000)
         for mode in ("bytes", "paths"):
-            meta, wave = distributed.decode_part(
-                [("a", distributed._payload(ref, mode))], 16000, 24000, 600.0
+            meta, wave = transport.decode_part(
+                [("a", transport.payload(ref, mode))], 16000, 24000, 600.0
             )
             assert meta == [(waveform_hash(expected, 24000), len(expected))]
             np.testing.assert_array_equal(wave, expected)
-    shipped = distributed._payload(refs[0], "bytes")
-    assert isinstance(shipped, distributed.BytesAudioRef) and "a.wav" in shipped.location
+    shipped = transport.payload(refs[0], "bytes")
+    assert isinstance(shipped, transport.BytesAudioRef) and "a.wav" in shipped.location
     # Unreadable on the driver: left to the local pass, which reports it.
-    assert distributed._payload(FileAudioRef(tmp_path / "missing.wav"), "bytes") is None
-    assert distributed.decode_part([("m", None)], 16000, 16000, 600.0) == ([None], None)
+    assert transport.payload(FileAudioRef(tmp_path / "missing.wav"), "bytes") is None
+    assert transport.decode_part([("m", None)], 16000, 16000, 600.0) == ([None], None)
 
 
 def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

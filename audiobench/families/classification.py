@@ -66,7 +66,15 @@ validation mAP (accuracy for multi-class tasks), the attentive probe at the mode
 width, 5 seeds. The default stays because it is cheaper (one fit per split, no grid) and
 puts every neural probe of the family, the MLP included, under one recipe, so that their
 differences come from the architecture; the paper protocol is the one to use to compare with
-the paper's figures. Either way the token map is the same.
+the paper's figures. Either way the token map is the same. Under the paper protocol,
+``token_search="paper"`` replaces the grid with the paper's own search (``token_trials``
+trials, Sobol then TPE under successive halving, a validation fold designated a priori on
+cross-validated tasks; :mod:`audiobench.probes.search`, needs ``audiobench[search]``); the
+probe's configuration records every trial and the choice.
+
+With ``grouped``, every choice of hyper-parameters inside a training part (inner folds, a
+held-out part) keeps each group on one side too, so a probe is tuned for new speakers or
+individuals, as it is scored.
 
 ``protocol="mteb"`` scores as MTEB scores MAEB's classification tasks instead (few-shot
 logistic regression, main score ``accuracy``, or ``lrap`` for multi-label tasks; probes, folds
@@ -81,18 +89,20 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, closing, nullcontext
 from itertools import product
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Self, TypeVar, cast
 
 import numpy as np
-from pydantic import AfterValidator, Field, model_serializer
+from pydantic import AfterValidator, Field, model_serializer, model_validator
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
+from audiobench.errors import DataError
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.metrics.naming import describe_clips
 from audiobench.pooling import collate
+from audiobench.probes.registry import PROBE_NAMES
 from audiobench.reports import Count, Unit, mean_or_none, metric_names, parse_score_path, score_at
 from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
 
@@ -110,9 +120,6 @@ __all__ = [
     "ClassificationTask",
 ]
 
-#: The probes of :data:`audiobench.probes.PROBES`, named here so that declaring a task
-#: imports no torch (a test keeps the two equal).
-PROBE_NAMES: tuple[str, ...] = ("knn", "linear", "mlp", "attentive", "protobin")
 #: Metrics averaged over splits (multi-class); ``top_<k>_accuracy`` joins them when C > k.
 MULTICLASS_METRICS: tuple[str, ...] = ("accuracy", "balanced_accuracy", "f1_macro")
 #: Metrics averaged over splits (multi-label).
@@ -192,6 +199,45 @@ class ProbeEntry(_KeyedFirst, Generic[M]):
     per_seed: dict[str, dict[M, Unit]] | None = Field(
         default=None, description="Seed -> each metric's mean over splits with that seed."
     )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ProbeEntry[M]:
+        """Means, spreads and counts are those of the splits (and seeds) the entry lists."""
+        splits = list(self.per_split.values())
+        if self.n_splits != len(splits):
+            raise ValueError(f"n_splits is {self.n_splits} but per_split lists {len(splits)}")
+        n_samples = sum(s.n_samples for s in splits)
+        if self.n_samples != n_samples:
+            raise ValueError(f"n_samples is {self.n_samples} but the splits hold {n_samples}")
+        # Read through plain mappings: the metric names are the entry's type parameter.
+        std: Mapping[str, float] = cast("Mapping[str, float]", self.std)
+        seed_std: Mapping[str, float] = cast("Mapping[str, float]", self.seed_std or {})
+        seeds: list[Mapping[str, float]] = list(
+            cast("dict[str, Mapping[str, float]]", self.per_seed or {}).values()
+        )
+        if self.per_seed is not None and self.n_seeds != len(seeds):
+            raise ValueError(f"n_seeds is {self.n_seeds} but per_seed lists {len(seeds)}")
+        checks: list[tuple[str, float, float]] = []
+        for metric, value in (self.model_extra or {}).items():
+            for source, name, spread, values in (
+                ("split", "std", std, [(s.model_extra or {}).get(metric) for s in splits]),
+                ("seed", "seed_std", seed_std, [seed.get(metric) for seed in seeds]),
+            ):
+                if source == "seed" and not seeds:
+                    continue
+                known = [float(v) for v in values if v is not None]
+                if len(known) != len(values):
+                    raise ValueError(f"{metric}: not reported by every {source}")
+                checks += [
+                    (str(metric), value, float(np.mean(known))),
+                    (f"{name}.{metric}", spread.get(metric, -1.0), float(np.std(known))),
+                ]
+        for where, given, expected in checks:
+            if not _reports.same_number(given, expected):
+                raise ValueError(
+                    f"{where}: {given!r} is not what the splits and seeds give ({expected!r})"
+                )
+        return self
 
 
 class ClassificationReport(_KeyedFirst, Generic[M]):
@@ -281,12 +327,31 @@ class ClassificationTask(Task):
             "30 epochs without early stopping, lr/weight-decay grid, full-width attention, "
             "5 seeds).",
         )
+        token_search: Literal["grid", "paper"] = Field(
+            "grid",
+            description="Paper protocol: how the token probes' learning rate and weight decay "
+            "are chosen: 'grid' (a 2 × 2 grid inside the paper's ranges) or 'paper' (the "
+            "paper's search: Sobol then TPE trials under successive halving, the best few "
+            "re-run with 5 seeds; needs pip install 'audiobench[search]').",
+        )
+        token_trials: int = Field(
+            50, ge=1, description="Trials of token_search='paper' (the paper: 50)."
+        )
         token_seeds: int | None = Field(
             None,
             ge=1,
             description="Seeds per token probe (seed, seed + 1, ...; mean ± std over them). "
             "None: 5 under the paper protocol, else 1.",
         )
+
+        @model_validator(mode="after")
+        def _search_needs_paper(self) -> Self:
+            if self.token_search == "paper" and self.token_protocol != "paper":
+                raise ValueError(
+                    "token_search='paper' is the paper protocol's search: add "
+                    "-O token_protocol=paper (the default protocol has no search)"
+                )
+            return self
 
     options: Options = Options()
 
@@ -297,16 +362,16 @@ class ClassificationTask(Task):
         if o.protocol == "mteb":
             return mteb_protocol.check_main_score(cls, path)
         if len(path) != 2:
-            raise ValueError(
+            raise DataError(
                 f"{where} {':'.join(path)!r} must read '<probe>:<metric>', e.g. 'linear:accuracy'"
             )
         probe, metric = path
         if probe not in PROBE_NAMES:
-            raise ValueError(f"{where} names unknown probe {probe!r}")
+            raise DataError(f"{where} names unknown probe {probe!r}")
         top_k = f"top_{o.top_k}_accuracy"
         known = MULTILABEL_METRICS if o.multilabel else (*MULTICLASS_METRICS, top_k)
         if metric not in known:
-            raise ValueError(f"{where} metric {metric!r} is not one of {list(known)}")
+            raise DataError(f"{where} metric {metric!r} is not one of {list(known)}")
 
     @classmethod
     def resolve_options(cls, values: Mapping[str, Any]) -> Options:
@@ -407,7 +472,7 @@ class ClassificationTask(Task):
             token_info = {"n_dropped_unpooled": len(kept) - len(framed), "token_map": token_map}
             kept = framed
         if len(kept) < 2:
-            raise ValueError(f"{where}: fewer than 2 clips left to evaluate")
+            raise DataError(f"{where}: fewer than 2 clips left to evaluate")
         ids = [c.id for c in kept]
         check_finite(vectors, ids, f"{where}: embeddings")
         check_finite(frames, ids, f"{where}: frame sequences")
@@ -418,11 +483,15 @@ class ClassificationTask(Task):
         results: dict[str, dict[str, dict[int, dict[str, Any]]]] = {n: {} for n in levels}
         configs: dict[str, dict[str, Any]] = {n: {} for n in levels}
         lines = _FitLines(embedder, subset.label)
+        # Grouped tasks choose hyper-parameters inside training along the same groups.
+        groups = [str(c.group) for c in kept] if o.grouped else None
         n_fits = len(splits) * sum(self.token_seeds if v == "token" else 1 for v in levels.values())
+        token_splits = self._token_splits(method, splits, targets, groups, class_names, where)
         with closing(embedder.track(f"{subset.label} probes", n_fits, "fits")) as bar:
             for split, name in product(splits, levels):
+                used = token_splits.get(split.name, split) if levels[name] == "token" else split
                 results[name][split.name], configs[name][split.name] = self._fit_seeds(
-                    name, inputs[levels[name]], targets, split, where, lines, bar
+                    name, inputs[levels[name]], targets, used, where, lines, bar, groups
                 )
         info: dict[str, Any] = {
             "method": method,
@@ -475,7 +544,7 @@ class ClassificationTask(Task):
             return labels, sorted(set(labels))
         sets = [{p.strip() for p in str(c.label).split(o.label_separator)} - {""} for c in clips]
         if empty := [c.id for c, names in zip(clips, sets, strict=True) if not names]:
-            raise ValueError(
+            raise DataError(
                 f"{where}: {len(empty)} clip(s) have an empty label list: {describe_clips(empty)}"
             )
         class_names = sorted(set().union(*sets))
@@ -492,7 +561,7 @@ class ClassificationTask(Task):
 
         o = self.options
         if o.grouped and (missing := [c.id for c in clips if c.group is None]):
-            raise ValueError(
+            raise DataError(
                 f"{where}: grouped splits need a group (speaker, individual) for every "
                 f"clip; {len(missing)} have none: {describe_clips(missing)}"
             )
@@ -514,17 +583,42 @@ class ClassificationTask(Task):
             raise error_in_context(exc, where) from exc
         return method, splits
 
+    def _token_splits(
+        self,
+        method: str,
+        splits: list[Split],
+        targets: Any,
+        groups: list[str] | None,
+        class_names: list[str],
+        where: str,
+    ) -> dict[str, Split]:
+        """The paper's search on a cross-validated task: each fold split with its validation
+        fold designated a priori (:func:`~audiobench.probes.splits.with_validation_folds`),
+        by split name, for the token probes; otherwise none."""
+        from audiobench.probes.splits import check_split, with_validation_folds
+
+        o = self.options
+        if not (method == "folds" and o.token_protocol == "paper" and o.token_search == "paper"):
+            return {}
+        try:
+            designated = with_validation_folds(splits)
+            for s in designated:
+                check_split(s, targets, groups, multilabel=o.multilabel, class_names=class_names)
+        except ValueError as exc:
+            raise error_in_context(exc, f"{where}, token probes' validation folds") from exc
+        return {s.name: s for s in designated}
+
     def _fold_ids(self, clips: list[Clip], where: str) -> list[int | str]:
         """Each clip's fold, checked against the declared ones (integers when all are)."""
         o = self.options
         values = [c.metadata.get(o.fold_key) for c in clips]
         if missing := [c.id for c, v in zip(clips, values, strict=True) if v is None or v == ""]:
-            raise ValueError(
+            raise DataError(
                 f"{where}: {len(missing)} clip(s) have no {o.fold_key!r}: {describe_clips(missing)}"
             )
         text = [str(v) for v in values]
         if odd := sorted({v for v in text if v not in o.folds}):
-            raise ValueError(
+            raise DataError(
                 f"{where}: fold value(s) {odd} are not among the declared folds "
                 f"{sorted(set(o.folds))}"
             )
@@ -532,7 +626,15 @@ class ClassificationTask(Task):
         return [int(v) for v in text] if all(v.lstrip("-").isdigit() for v in text) else list(text)
 
     def _fit_seeds(
-        self, name: str, X: Any, y: Any, split: Split, where: str, lines: _FitLines, bar: Any
+        self,
+        name: str,
+        X: Any,
+        y: Any,
+        split: Split,
+        where: str,
+        lines: _FitLines,
+        bar: Any,
+        groups: list[str] | None = None,
     ) -> tuple[dict[int, dict[str, Any]], dict[str, Any]]:
         """Probe ``name`` fitted on ``split`` of inputs ``X`` and targets ``y`` once per seed:
         each seed's test report, and the probe's configuration (seed -> configuration with
@@ -546,7 +648,13 @@ class ClassificationTask(Task):
 
         o, level = self.options, PROBES[name].level
         paper = o.token_protocol == "paper" and level == "token"
-        kwargs = paper_params(name, multilabel=o.multilabel) if paper else {}
+        kwargs = (
+            paper_params(
+                name, multilabel=o.multilabel, search=o.token_search, trials=o.token_trials
+            )
+            if paper
+            else {}
+        )
         kwargs |= o.probe_params.get(name, {})
         if issubclass(PROBES[name], TorchProbe) and self.device is not None:
             kwargs.setdefault("device", self.device)
@@ -567,7 +675,12 @@ class ClassificationTask(Task):
                     # torch's "not writable" warning is a false alarm (copying would double
                     # the memory of frame sequences).
                     warnings.filterwarnings("ignore", "The given NumPy array is not writable")
-                    probe.fit(*train, progress=lines.during(f"{label}: "), **held_out)
+                    probe.fit(
+                        *train,
+                        groups=None if groups is None else [groups[i] for i in split.train],
+                        progress=lines.during(f"{label}: "),
+                        **held_out,
+                    )
                     scores = probe.predict_scores(part(X, split.test))
             except ValueError as exc:
                 raise error_in_context(exc, context) from exc
@@ -583,7 +696,7 @@ class ClassificationTask(Task):
             lines.say(f"{label}: {metric} {report[metric]:.4f} ({time.perf_counter() - t0:.1f} s)")
             configs[str(seed)] = probe.config()
             if isinstance(probe, TorchProbe) and seed == o.seed:
-                kwargs |= {k: probe.chosen_[k] for k in ("lr", "weight_decay")}
+                kwargs |= probe.fixed_choice()
             bar.advance(1)
         return reports, configs if n_seeds > 1 else configs[str(o.seed)]
 
@@ -683,7 +796,7 @@ def _token_maps(
     if not n_prefix and not timed:
         return frames, None
     if missing := [c.id for c in clips if timed and embedder.durations.get(c.id) is None]:
-        raise ValueError(
+        raise DataError(
             f"{where}: model {meta.name!r} pads clips to a window, and {len(missing)} clip(s) "
             f"have no decoded duration to tell its padding frames: {describe_clips(missing)}"
         )
@@ -698,7 +811,7 @@ def _token_maps(
             )
             maps.append(np.array(token_map(seq, n_prefix=n_prefix, n_valid=n_valid, grid=grid)))
         except ValueError as exc:
-            raise ValueError(f"{where}: clip {clip.id!r}: {exc}") from None
+            raise DataError(f"{where}: clip {clip.id!r}: {exc}") from None
     kept = sum(int(m.shape[0]) for m in maps)
     return maps, {
         "n_prefix_tokens": n_prefix,

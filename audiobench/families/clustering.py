@@ -1,85 +1,44 @@
 """Clustering of frozen embeddings, scored against the labels.
 
-Every subset's pooled embeddings (one per clip, collated as in the other families) are
-clustered with ``MiniBatchKMeans`` with k = the number of distinct labels, once per seed in
-the ``seeds`` option (:func:`audiobench.metrics.cluster_scores`). Each run's labelling is
-scored with V-measure, NMI, ARI and purity; the report holds, per subset, the mean over
-seeds of each metric, its population standard deviation over seeds (``std``) and the value
-of every seed (``per_seed``). ``main_score`` names one metric (``"v_measure"``, as MTEB);
-with several subsets it is their unweighted mean (``aggregates["mean"]``).
+A clustering task holds labelled clips, split into subsets. How it is scored belongs to the
+evaluator its ``protocol`` option selects (:mod:`audiobench.evaluators`):
 
-``protocol="mteb"`` scores as MTEB scores MAEB's clustering tasks instead (bootstrapped k-means,
-``v_measure`` and ``ami``; :mod:`audiobench.families.mteb_protocol`).
+- ``"audiobench"`` (:mod:`audiobench.evaluators.clustering`): seeded ``MiniBatchKMeans`` with
+  k = the number of distinct labels, V-measure, NMI, ARI and purity, their spread over seeds.
+  ``main_score`` names one metric (``"v_measure"``, as MTEB); with several subsets it is
+  their unweighted mean (``aggregates["mean"]``).
+- ``"mteb"`` (:mod:`audiobench.evaluators.mteb`): as MTEB scores MAEB's clustering tasks
+  (bootstrapped k-means, ``v_measure`` and ``ami``).
 
 Data contract: every clip carries one ``label``; an unlabelled clip is an error.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
-from audiobench import reports as _reports
-from audiobench.families import mteb_protocol
-from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
-from audiobench.reports import Count, Report, Signed, Summary, Unit
-from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
+from audiobench.evaluators.clustering import ClusteringReport, ClusteringSummary
+from audiobench.evaluators.evaluator import EvaluatedTask
+from audiobench.families.mteb_protocol import ProtocolOptions
+from audiobench.task import TaskFamily
 
 __all__ = ["ClusteringReport", "ClusteringSummary", "ClusteringTask"]
 
-#: Metrics reported per seed: V-measure, NMI and purity in [0, 1]; ARI in [-1, 1].
-METRICS = ("v_measure", "nmi", "ari", "purity")
 
-#: Spread over seeds: at most half the metric's range.
-_HalfUnit = Annotated[float, Field(ge=0.0, le=0.5)]
-_HalfSigned = Annotated[float, Field(ge=0.0, le=1.0)]
-
-
-class ClusteringScores(Report):
-    v_measure: Unit
-    nmi: Unit
-    ari: Signed
-    purity: Unit
-
-
-class SeedSpread(Report):
-    """Population standard deviation (ddof=0) of each metric over seeds."""
-
-    v_measure: _HalfUnit
-    nmi: _HalfUnit
-    ari: _HalfSigned
-    purity: _HalfUnit
-
-
-class PerSeed(Report):
-    v_measure: list[Unit]
-    nmi: list[Unit]
-    ari: list[Signed]
-    purity: list[Unit]
-
-
-class ClusteringReport(ClusteringScores):
-    """One subset: mean over seeds, their spread, every seed's value, and the sizes."""
-
-    std: SeedSpread
-    per_seed: PerSeed
-    n_clusters: Count
-    n_samples: Count
-
-
-class ClusteringSummary(Summary, ClusteringScores):
-    """Unweighted mean over subsets of each metric's mean over seeds."""
-
-
-class ClusteringTask(Task):
+class ClusteringTask(EvaluatedTask):
     """Base class of clustering tasks; subclasses declare metadata (and other seeds)."""
 
     family: ClassVar[TaskFamily] = TaskFamily.CLUSTERING
-    Report = ByProtocol(ClusteringReport, MtebReport)
-    Summary = ByProtocol(ClusteringSummary, MtebSummary)
 
     class Options(ProtocolOptions):
+        protocol: str = Field(  # type: ignore[assignment]
+            "audiobench",
+            pattern=r"^[a-z][a-z0-9_]*$",
+            description="The evaluator that scores the task: 'audiobench' (the family's own "
+            "evaluation), 'mteb' (MTEB's evaluation of MAEB tasks), or a plugin's protocol.",
+        )
         seeds: tuple[int, ...] = Field(
             (0, 1, 2, 3, 4), min_length=1, description="random_state of each k-means run."
         )
@@ -87,43 +46,3 @@ class ClusteringTask(Task):
         n_init: int = Field(1, ge=1, description="k-means++ initialisations per run.")
 
     options = Options()
-
-    @classmethod
-    def check_main_score(cls, path: tuple[str, ...]) -> None:
-        if cls.options.protocol == "mteb":
-            return mteb_protocol.check_main_score(cls, path)
-        cls.require_main_score(path, METRICS)
-
-    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
-        from audiobench.metrics import cluster_scores
-
-        if self.options.protocol == "mteb":
-            return mteb_protocol.clustering_report(embedder, subset)
-        kept, X = embedder.embed_matrix(subset.clips, subset.label)
-        if len(kept) < 2:
-            raise ValueError(f"{subset.where}: fewer than 2 clips left to cluster")
-        o = self.options
-        try:
-            result = cluster_scores(
-                X, [c.label for c in kept], seeds=o.seeds, batch_size=o.batch_size, n_init=o.n_init
-            )
-        except ValueError as exc:
-            raise error_in_context(exc, subset.where) from exc
-        return ClusteringReport(
-            **result.mean,
-            std=SeedSpread(**result.std),
-            per_seed=PerSeed(**{k: list(v) for k, v in result.per_seed.items()}),
-            n_clusters=result.n_clusters,
-            n_samples=result.n_samples,
-        )
-
-    def protocol(self) -> dict[str, Any]:
-        if self.options.protocol == "mteb":
-            return mteb_protocol.describe(self)
-        return {
-            "algorithm": "MiniBatchKMeans",
-            "n_clusters": "number of distinct labels",
-            **self.options.model_dump(mode="json", exclude={"protocol"}),
-            "init": "k-means++",
-            "std": "population (ddof=0) over seeds",
-        }

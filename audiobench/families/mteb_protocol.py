@@ -43,11 +43,12 @@ from itertools import compress
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
 
 import numpy as np
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, model_validator
 
+from audiobench.errors import DataError
 from audiobench.metrics.pair_classification import PAIR_METRICS, PAIR_SIMILARITIES
 from audiobench.metrics.trec_retrieval import TREC_K_VALUES, TREC_METRICS
-from audiobench.reports import Count, KeyedReport, Report, Summary, finite_or_none
+from audiobench.reports import Count, KeyedReport, Report, Summary, finite_or_none, same_number
 from audiobench.task import Embedder, Subset, Task, TaskOptions, error_in_context
 
 if TYPE_CHECKING:
@@ -100,6 +101,28 @@ class MtebReport(KeyedReport):
     per_experiment: list[dict[MetricName, float | None]] | None = Field(
         default=None, description="Each experiment's values (folds, samplings, bootstraps)."
     )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MtebReport:
+        """A repeated experiment's metric is the mean of its defined values (``_std``: their
+        population spread), as the reference averages them."""
+        if not self.per_experiment:
+            return self
+        reported = self.model_extra or {}
+        for metric in {m for e in self.per_experiment for m in e}:
+            values = [v for e in self.per_experiment if (v := e.get(metric)) is not None]
+            given = reported.get(metric)
+            if given is None or not values:
+                continue
+            for name, written, expected in (
+                (metric, given, float(np.mean(values))),
+                (f"{metric}_std", reported.get(f"{metric}_std"), float(np.std(values))),
+            ):
+                if written is not None and not same_number(written, expected):
+                    raise ValueError(
+                        f"{name}: {written!r} is not what per_experiment gives ({expected!r})"
+                    )
+        return self
 
 
 class MtebSummary(Summary, KeyedReport):
@@ -214,7 +237,7 @@ def _embedded(embedder: Embedder, subset: Subset) -> tuple[list[Clip], np.ndarra
 
     kept, matrix = embedder.embed_matrix(subset.clips, subset.label)
     if len(kept) < 2:
-        raise ValueError(f"{subset.where}: fewer than 2 clips left to evaluate")
+        raise DataError(f"{subset.where}: fewer than 2 clips left to evaluate")
     check_finite(matrix, [c.id for c in kept], f"{subset.where}: embeddings")
     return kept, matrix
 
@@ -229,7 +252,7 @@ def _evaluation_split(clips: Sequence[Clip], where: str) -> str | None:
         return "test"
     if len(others) <= 1:
         return others[0] if others else None
-    raise ValueError(
+    raise DataError(
         f"{where}: the reference protocol scores one split against 'train'; found "
         f"{others} and none is 'test'"
     )
@@ -381,7 +404,7 @@ def reranking_report(
     lists = [list(dict.fromkeys(cands)) for _, cands, _ in queries]
     kept = [i for i, cands in enumerate(lists) if cands]
     if not kept:
-        raise ValueError(f"{subset.where}: no embedded query has an embedded candidate")
+        raise DataError(f"{subset.where}: no embedded query has an embedded candidate")
     listed = dict.fromkeys(doc for i in kept for doc in [*lists[i], *queries[i][2]])
     doc_index = {doc: j for j, doc in enumerate(listed)}
     documents = np.zeros((len(doc_index), cand_matrix.shape[1]), dtype=np.float64)

@@ -36,10 +36,11 @@ from itertools import product
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
+from audiobench.errors import DataError
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.metrics.naming import describe_clips
@@ -93,6 +94,20 @@ class PairClassificationReport(Report):
     n_positive: Count
     n_pairs_unembedded: Count
     n_clips: Count
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PairClassificationReport:
+        """Each ``max_<metric>`` is the best function's value; positives are among the pairs."""
+        for metric in METRICS:
+            given = getattr(self, f"max_{metric}")
+            best = max(getattr(getattr(self, name), metric) for name in SIMILARITIES)
+            if not _reports.same_number(given, best):
+                raise ValueError(
+                    f"max_{metric}: {given!r} is not the best function's {metric} ({best!r})"
+                )
+        if self.n_positive > self.n_pairs:
+            raise ValueError(f"n_positive ({self.n_positive}) exceeds n_pairs ({self.n_pairs})")
+        return self
 
 
 class PairClassificationSummary(Summary):
@@ -171,26 +186,26 @@ class PairClassificationTask(Task):
             members.setdefault("" if pair is None else str(pair).strip(), []).append(i)
         missing = [clips[i].id for i in members.pop("", [])]
         if missing:
-            raise ValueError(
+            raise DataError(
                 f"{where}: {len(missing)} clip(s) carry no pair id (metadata 'pair'): "
                 f"{describe_clips(missing)}; use pairs='from_labels' to pair clips by class"
             )
         odd = [p for p, idx in members.items() if len(idx) != 2]
         if odd:
-            raise ValueError(
+            raise DataError(
                 f"{where}: every pair id needs exactly two clips; {len(odd)} do not: "
                 f"{describe_clips(odd)}"
             )
         parsed = {p: [parse_pair_label(clips[i].label) for i in idx] for p, idx in members.items()}
         bad = [p for p, labels in parsed.items() if None in labels]
         if bad:
-            raise ValueError(
+            raise DataError(
                 f"{where}: pair labels must be 1/0 (same/different, true/false, yes/no); "
                 f"{len(bad)} pair(s) have another: {describe_clips(bad)}"
             )
         disagree = [p for p, (first, second) in parsed.items() if first != second]
         if disagree:
-            raise ValueError(
+            raise DataError(
                 f"{where}: the two clips of {len(disagree)} pair(s) carry different labels: "
                 f"{describe_clips(disagree)}"
             )
@@ -225,7 +240,7 @@ class PairClassificationTask(Task):
             if clips[pair[0]].id in row_of and clips[pair[1]].id in row_of
         ]
         if not usable:
-            raise ValueError(f"{where}: no pair has both clips embedded")
+            raise DataError(f"{where}: no pair has both clips embedded")
         sides = []
         for side in (0, 1):
             ids = [clips[pair[side]].id for pair, _ in usable]

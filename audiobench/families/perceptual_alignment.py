@@ -70,6 +70,7 @@ import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from audiobench.audio import Clip
+from audiobench.errors import DataError
 from audiobench.reports import (
     Count,
     KeyedReport,
@@ -284,6 +285,9 @@ class TrialScores(Report):
                 raise ValueError(f"{name} {value!r} is more than n = {self.n}")
         if abs(self.accuracy - self.n_correct / self.n) > 1e-9:
             raise ValueError(f"accuracy {self.accuracy!r} is not n_correct / n")
+        # Agreements are whole trials, a tie half of one.
+        if self.n_correct * 2 != round(self.n_correct * 2):
+            raise ValueError(f"n_correct {self.n_correct!r} is not a whole or half count")
         if self.ci95 is not None and self.ci95[0] > self.ci95[1]:
             raise ValueError(f"ci95: low {self.ci95[0]!r} > high {self.ci95[1]!r}")
         return self
@@ -403,7 +407,7 @@ class PerceptualAlignmentTask(Task):
             return clip.id
         value = clip.metadata.get(key)
         if value is None or not str(value).strip():
-            raise ValueError(
+            raise DataError(
                 f"task {self.name}: clip {clip.id!r} ({clip.audio.location}) has no "
                 f"{key!r}, the column trials use to name clips"
             )
@@ -459,7 +463,7 @@ class PerceptualAlignmentTask(Task):
                 if not (first or second):
                     continue
                 if not (first and second):
-                    raise ValueError(
+                    raise DataError(
                         f"{where}: {on_clip} has one of {a!r} and {b!r} but not the other"
                     )
                 # The clip is the anchor; its key is looked up only for an answered trial.
@@ -477,7 +481,7 @@ class PerceptualAlignmentTask(Task):
             unanswered += missing
             sources.append({"source": str(path), "kind": kind, "n_rows": len(rows) + len(missing)})
         if not trials:
-            raise ValueError(
+            raise DataError(
                 f"{where}: no trials found: no clip carries trial columns "
                 f"({columns.positive}/{columns.negative} or "
                 f"{columns.left}/{columns.right}/{columns.decision}), "
@@ -508,7 +512,7 @@ class PerceptualAlignmentTask(Task):
 
         missing = [t for t in trials if any(m not in index for m in t.members)]
         if missing and self.options.missing_members == "error":
-            raise ValueError(
+            raise DataError(
                 f"{where}: {len(missing)} trial(s) name clips the dataset does not "
                 f"have, e.g. {_describe_missing(missing[:3], index)}"
             )
@@ -522,7 +526,7 @@ class PerceptualAlignmentTask(Task):
         count("unembedded", dropped)
         trials = [t for t in trials if all(m in position for m in t.members)]
         if not trials:
-            raise ValueError(f"{where}: no trial has all its clips embedded")
+            raise DataError(f"{where}: no trial has all its clips embedded")
 
         count("evaluated", trials)
         sets = _trial_sets(trials, where)
@@ -583,7 +587,7 @@ def _trial_sets(trials: Sequence[Trial], where: str) -> dict[tuple[str, str], li
     triplets = sets.get((TRIPLET, ALL), [])
     for group in sorted({t.group for t in triplets if t.group}):
         if group in (ALL, CONSISTENT):
-            raise ValueError(f"{where}: triplet group name {group!r} is reserved; rename it")
+            raise DataError(f"{where}: triplet group name {group!r} is reserved; rename it")
         sets[(TRIPLET, group)] = [t for t in triplets if t.group == group]
     return sets
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder, Modality
+from audiobench.errors import DataError
 from audiobench.metrics.naming import describe_clips
 from audiobench.task import Embedder
 
@@ -53,13 +54,13 @@ def parse_list(value: Any, *, field: str, clip_id: str) -> list[str]:
         return []
     items = value.split(LIST_SEPARATOR) if isinstance(value, str) else value
     if not isinstance(items, list | tuple | np.ndarray):
-        raise ValueError(
+        raise DataError(
             f"clip {clip_id!r}: metadata[{field!r}] must be a list of strings or one string "
             f"joined by {LIST_SEPARATOR!r}, not {type(value).__name__}"
         )
     for item in items:
         if isinstance(item, bool) or not isinstance(item, str | int | np.integer):
-            raise ValueError(
+            raise DataError(
                 f"clip {clip_id!r}: metadata[{field!r}] holds {item!r}; items must be strings"
             )
     return [text for item in items if (text := str(item).strip())]
@@ -103,11 +104,11 @@ def unit_rows(matrix: np.ndarray, names: Sequence[str], what: str) -> np.ndarray
     matrix = np.asarray(matrix, dtype=np.float64)
     bad = [names[int(i)] for i in np.flatnonzero(~np.isfinite(matrix).all(axis=1))]
     if bad:
-        raise ValueError(f"{what} embeddings have NaN or infinite values: {describe_clips(bad)}")
+        raise DataError(f"{what} embeddings have NaN or infinite values: {describe_clips(bad)}")
     norms = np.linalg.norm(matrix, axis=1)
     zero = [names[int(i)] for i in np.flatnonzero(norms == 0)]
     if zero:
-        raise ValueError(f"{what} embeddings are zero vectors (no cosine): {describe_clips(zero)}")
+        raise DataError(f"{what} embeddings are zero vectors (no cosine): {describe_clips(zero)}")
     return np.asarray(matrix / norms[:, None])
 
 

@@ -73,6 +73,7 @@ import numpy as np
 from pydantic import AfterValidator, Field
 
 from audiobench.audio import ArrayAudioRef, Clip, decode_clip
+from audiobench.errors import DataError
 from audiobench.reports import Count, NonNegative, Report, Summary, mean_or_none
 from audiobench.reports import Report as AnyReport  # the class attribute Report shadows it
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
@@ -285,7 +286,7 @@ class ReconstructionTask(Task):
                             )
                         except ValueError as exc:
                             where = f"{subset.where}: clip {clip.id!r} ({clip.audio.location})"
-                            raise ValueError(f"{where}: {exc}") from exc
+                            raise DataError(f"{where}: {exc}") from exc
                         name = f"{encoder.meta.name} reconstruction of {clip.audio.location}"
                         audio = ArrayAudioRef(wave, model_rate, name=name)
                         rebuilt.append(Clip(clip.id, audio, subset=clip.subset, split=clip.split))
@@ -352,7 +353,7 @@ class ReconstructionTask(Task):
 
     def _enough(self, clips: Sequence[Clip], subset: Subset, what: str) -> None:
         if len(clips) < 2:
-            raise ValueError(
+            raise DataError(
                 f"{subset.where}: {len(clips)} clip(s) {what}; FAD and KAD need at least 2"
             )
 
@@ -371,7 +372,7 @@ class ReconstructionTask(Task):
                 f"model {encoder.meta.name!r} declares can_decode but cannot decode: {exc}"
             ) from exc
         except Exception as exc:
-            raise RuntimeError(
+            raise DataError(
                 f"{subset.where}: model {encoder.meta.name!r} failed to decode clips {ids}: "
                 f"{type(exc).__name__}: {exc}"
             ) from exc
@@ -384,7 +385,7 @@ class ReconstructionTask(Task):
         for clip, array in zip(batch, out, strict=True):
             if array.size == 0 or not np.isfinite(array).all():
                 problem = "an empty waveform" if array.size == 0 else "non-finite samples"
-                raise ValueError(
+                raise DataError(
                     f"{subset.where}: model {encoder.meta.name!r} decoded {problem} for clip "
                     f"{clip.id!r} ({clip.audio.location})"
                 )

@@ -53,6 +53,7 @@ from pydantic import AfterValidator, Field
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder
+from audiobench.errors import DataError
 from audiobench.families import mteb_protocol, ranking_inputs
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.families.ranking_inputs import MAX_LISTED_IDS, embed_both, parse_list, unit_rows
@@ -184,7 +185,7 @@ class RerankingTask(Task):
             if any(self.is_query(clip) for clip in group)
         }
         if clips and not groups:
-            raise ValueError(
+            raise DataError(
                 f"task {self.name}: no query clips (split {self.options.query_split!r} or "
                 "metadata['candidates'])"
             )
@@ -197,7 +198,7 @@ class RerankingTask(Task):
         if self.options.candidate_modality == "audio":
             unknown = [c for c in dict.fromkeys(cands) if c not in self._clips_by_id]
             if unknown:
-                raise ValueError(
+                raise DataError(
                     f"task {self.name}: query clip {clip.id!r} lists candidate(s) "
                     f"{describe_clips(unknown)} that are not clips of the task"
                 )
@@ -227,7 +228,7 @@ class RerankingTask(Task):
                 subset, kept, q_matrix, cand_rows, cand_matrix, len(queries)
             )
         if not kept:
-            raise ValueError(f"{subset.where}: no query could be embedded")
+            raise DataError(f"{subset.where}: no query could be embedded")
         q_unit = unit_rows(q_matrix, [clip.id for clip, _, _ in kept], "query")
         empty = [clip.id for clip, cands, _ in kept if not cands]
         no_relevant = [clip.id for clip, cands, pos in kept if cands and not set(cands) & set(pos)]
@@ -240,12 +241,12 @@ class RerankingTask(Task):
             if ids
         ]
         if parts and o.on_missing == "raise":
-            raise ValueError(
+            raise DataError(
                 f"{subset.where}: of {len(kept)} queries, {' and '.join(parts)}"
                 + ranking_inputs.SKIP_HINT
             )
         if len(empty) + len(no_relevant) == len(kept):
-            raise ValueError(
+            raise DataError(
                 f"{subset.where}: no query has a non-empty candidate list with a relevant candidate"
             )
         score_lists: list[np.ndarray] = []

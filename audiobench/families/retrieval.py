@@ -71,6 +71,7 @@ from pydantic import AfterValidator, Field, model_validator
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder
+from audiobench.errors import DataError
 from audiobench.families import mteb_protocol, ranking_inputs
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.families.ranking_inputs import MAX_LISTED_IDS, embed_both, parse_list, unit_rows
@@ -228,7 +229,7 @@ class RetrievalTask(Task):
         if not queries or not corpus:
             found = sorted({str(self._split_of(c)) for c in subset.clips})
             field = f"metadata[{o.split_field!r}]" if o.split_field else "split"
-            raise ValueError(
+            raise DataError(
                 f"{subset.where}: needs query clips ({field} in {list(o.query_splits)}) and "
                 f"corpus clips ({field} in {list(o.corpus_splits)}); found {len(queries)} and "
                 f"{len(corpus)} (values present: {found})"
@@ -245,7 +246,7 @@ class RetrievalTask(Task):
             if self.options.protocol != "mteb":  # the reference keeps them unstripped, and empty
                 pieces = [p.strip() for p in pieces if p.strip()]
             if not pieces:
-                raise ValueError(
+                raise DataError(
                     f"task {self.name}: {role} clip {clip.id!r} has no text, but its {role} "
                     "side is text"
                 )
@@ -262,7 +263,7 @@ class RetrievalTask(Task):
             ids = parse_list(clip.metadata["relevant"], field="relevant", clip_id=clip.id)
             unknown = [i for i in ids if i not in corpus_ids]
             if unknown:
-                raise ValueError(
+                raise DataError(
                     f"task {self.name}: query clip {clip.id!r} lists relevant document(s) "
                     f"{describe_clips(unknown)} that are not corpus clips"
                 )
@@ -316,7 +317,7 @@ class RetrievalTask(Task):
         q_kept, q_matrix, q_lost = embedded(q_items, o.query_modality)
         d_kept, d_matrix, d_lost = embedded(d_items, o.document_modality)
         if not q_kept or not d_kept:
-            raise ValueError(
+            raise DataError(
                 f"{subset.where}: no {'queries' if not q_kept else 'documents'} left once "
                 "clips that could not be embedded were skipped"
             )
@@ -329,7 +330,7 @@ class RetrievalTask(Task):
         missing = [i for i, rel in zip(q_ids, relevance, strict=True) if not rel]
         if missing and (o.on_missing == "raise" or len(missing) == len(q_kept)):
             hint = ranking_inputs.SKIP_HINT if o.on_missing == "raise" else ""
-            raise ValueError(
+            raise DataError(
                 f"{subset.where}: {len(missing)} of {len(q_kept)} queries have no relevant "
                 f"document (query clips: {describe_clips(missing)}){hint}"
             )

@@ -37,6 +37,7 @@ from pydantic import AfterValidator, Field
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder
+from audiobench.errors import DataError
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
 from audiobench.families.ranking_inputs import (
@@ -163,12 +164,12 @@ class ZeroShotClassificationTask(Task):
         classes = list(self.options.classes) or found
         unknown = sorted(set(found) - set(classes))
         if unknown:
-            raise ValueError(
+            raise DataError(
                 f"task {self.name}: label(s) {describe_clips(unknown)} are not among the "
                 "task's classes"
             )
         if len(classes) < 2:
-            raise ValueError(f"task {self.name}: zero-shot classification needs two classes")
+            raise DataError(f"task {self.name}: zero-shot classification needs two classes")
         return classes
 
     def evaluate(self, embedder: Embedder, clips: Sequence[Clip]) -> TaskScores:
@@ -180,7 +181,7 @@ class ZeroShotClassificationTask(Task):
             prompts = self.prompts(self._classes)
             repeated = sorted({p for p in prompts if prompts.count(p) > 1})
             if repeated:
-                raise ValueError(
+                raise DataError(
                     f"task {self.name}: several classes share the prompt(s) "
                     f"{describe_clips(repeated)}"
                 )
@@ -194,7 +195,7 @@ class ZeroShotClassificationTask(Task):
 
         kept, audio = embedder.embed_matrix(subset.clips, subset.label)
         if not kept:
-            raise ValueError(f"{subset.where}: no clip could be embedded")
+            raise DataError(f"{subset.where}: no clip could be embedded")
         check_same_width(audio, self._prompt_raw, "audio", "text", embedder.encoder.meta.name)
         if self.options.protocol == "mteb":
             targets = [self._classes.index(str(c.label)) for c in kept]

@@ -21,6 +21,7 @@ from pydantic import AfterValidator, Field, model_validator
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
+from audiobench.errors import DataError
 from audiobench.pooling import collate
 from audiobench.reports import Count, Report, Signed, Summary, Unit, mean_or_none, score_at
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions, TaskScores
@@ -140,6 +141,25 @@ class Counts(Report):
     n_excluded_clips: Count
     n_evaluated: Count
 
+    @model_validator(mode="after")
+    def _consistent(self) -> Counts:
+        # Labelled clips are evaluated or excluded with their class; classes likewise.
+        for total, parts in (
+            ("n_clips", ("n_labelled", "n_unlabelled")),
+            ("n_labelled", ("n_evaluated", "n_excluded_clips")),
+            ("n_classes", ("n_evaluated_classes", "n_excluded_classes")),
+        ):
+            values = [getattr(self, name) for name in parts]
+            if sum(values) != getattr(self, total):
+                shown = " + ".join(f"{n} ({v})" for n, v in zip(parts, values, strict=True))
+                raise ValueError(f"{shown} is not {total} ({getattr(self, total)})")
+        if self.n_evaluated_classes > self.n_evaluated:
+            raise ValueError(
+                f"n_evaluated_classes ({self.n_evaluated_classes}) exceeds the clips in them "
+                f"(n_evaluated {self.n_evaluated})"
+            )
+        return self
+
 
 class Settings(Report):
     """The grid the subset was scored with."""
@@ -167,6 +187,11 @@ class Filtered(Report):
     n_small_class_clips: Count
 
 
+def _nearest(share: float, whole: int) -> float:
+    """The fraction ``m / whole`` closest to ``share`` (m a whole number)."""
+    return round(share * whole) / whole
+
+
 class SimilarityReport(Report):
     """One subset: the metrics engine's report (configuration -> metric -> entry)."""
 
@@ -177,6 +202,46 @@ class SimilarityReport(Report):
         ConfigName, Annotated[dict[MetricName, MetricEntry], AfterValidator(_metric_entries)]
     ]
     filtered: Filtered | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SimilarityReport:
+        """Each metric counts at most the subset's clips; derived values follow their parts."""
+        for config, metrics in self.configs.items():
+            for name, entry in metrics.items():
+                where = f"configs.{config}.{name}"
+                counted = (entry.n_evaluated or 0) + (entry.n_skipped or 0)
+                if counted > self.counts.n_clips:
+                    raise ValueError(
+                        f"{where}: n_evaluated + n_skipped ({counted}) exceed the subset's "
+                        f"n_clips ({self.counts.n_clips})"
+                    )
+                # GSR and CSR are (raw + 1) / 2; the lift is the value less the null's mean.
+                derived: list[tuple[str, float | None, float | None]] = []
+                if entry.value is not None and entry.baseline_mean is not None:
+                    derived.append(("lift", entry.lift, entry.value - entry.baseline_mean))
+                if name in ("gsr", "csr") and entry.raw is not None:
+                    derived.append(("value", entry.value, (entry.raw + 1.0) / 2.0))
+                # P@k is a share of n * k neighbours; a p-value (1 + m) / (1 + permutations).
+                k = _reports.cutoff_of(name, "p@")
+                if k is not None and entry.value is not None and entry.n_evaluated:
+                    derived.append(
+                        ("value", entry.value, _nearest(entry.value, entry.n_evaluated * k))
+                    )
+                n_null = self.settings.n_permutations
+                if entry.p_value is not None and n_null:
+                    # At least 1 / (1 + permutations): the observed labelling counts itself.
+                    least = 1.0 / (n_null + 1)
+                    nearest = max(least, _nearest(entry.p_value, n_null + 1))
+                    derived.append(("p_value", entry.p_value, nearest))
+                for field, given, expected in derived:
+                    if given is None or expected is None:
+                        continue
+                    if not _reports.same_number(given, expected):
+                        raise ValueError(
+                            f"{where}.{field}: {given!r} does not follow from the entry's other "
+                            f"numbers ({expected!r})"
+                        )
+        return self
 
 
 class SimilaritySummary(Summary):
@@ -274,7 +339,7 @@ class ZeroShotSimilarityTask(Task):
         kept, arrays = embedder.embed(subset.clips, f"{self.name} {subset.name}")
         kept, arrays, dropped = self._filter(kept, arrays, embedder.durations)
         if len(kept) < 2:
-            raise ValueError(f"{subset.where}: fewer than 2 clips left to compare")
+            raise DataError(f"{subset.where}: fewer than 2 clips left to compare")
         bars: list[Any] = []  # opened on the engine's first report, when its total is known
 
         def progress(_what: str, advance: int, total: int) -> None:

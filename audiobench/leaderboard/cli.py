@@ -7,9 +7,12 @@ so a name like ``[red]x[/]`` or a terminal escape in a file shows as written.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from audiobench.leaderboard.context import ScoreContext
 
 __all__ = ["leaderboard_app", "results_app"]
 
@@ -45,8 +48,10 @@ def validate(
     """Check result files strictly; print one line per problem and exit 1 if any.
 
     Besides the schema: the task is registered and agrees with the file, every
-    score is a known metric inside its range, the main score is the value the
-    file's own scores give, and the data was pinned (see --allow-unpinned).
+    score is a known metric inside its range, counts and derived values agree
+    with each other, the main score and every aggregate are what the file's own
+    subset scores give, the recorded data identity is one the task can have,
+    and the data was pinned (see --allow-unpinned).
     """
     from audiobench.leaderboard.validate import validate_paths
 
@@ -71,8 +76,13 @@ def table(
 ) -> None:
     """Print the main score of every result: one row per task, one column per model.
 
-    Any result file that reads as a result is shown (your own folder tasks and
-    local data included); files that do not are listed on stderr.
+    Under each score, what it reads against: the permutation baseline and the lift over
+    it for GSR and P@k (baselines differ by model, so rank by lift, not raw score), chance
+    and the spread across folds for classification, and "local data" for results a public
+    board refuses. The CSV has one column per task and one per task and reference
+    ("<task> baseline", "<task> lift", "<task> chance", "<task> std"). Any result file
+    that reads as a result is shown (your own folder tasks and local data included); files
+    that do not are listed on stderr. The metrics are defined in docs/METRICS.md.
     """
     import csv
     import sys
@@ -80,13 +90,14 @@ def table(
     from rich.console import Console
     from rich.table import Table
 
+    from audiobench.leaderboard.context import ScoreContext, score_context
     from audiobench.leaderboard.validate import find_result_files
     from audiobench.results import load_result
 
     files, problems = find_result_files(paths)
     for problem in problems:
         _say(problem.line())
-    cells: dict[str, dict[str, float | None]] = {}
+    cells: dict[str, dict[str, tuple[float | None, ScoreContext]]] = {}
     columns: dict[str, str] = {}
     for path in files:
         try:
@@ -96,26 +107,77 @@ def table(
             continue
         model = result.model.name + (f"@{result.model.revision}" if result.model.revision else "")
         columns.setdefault(result.task.name, result.main_score_name)
-        cells.setdefault(model, {})[result.task.name] = result.main_score
+        cells.setdefault(model, {})[result.task.name] = (result.main_score, score_context(result))
     tasks = sorted(columns)
-    if as_csv:
-        writer = csv.writer(sys.stdout)
-        writer.writerow(["model", *tasks])
-        for model in sorted(cells):
-            writer.writerow([model, *(cells[model].get(t) for t in tasks)])
-        return
     models = sorted(cells)
-    shown = Table(title="main score of each task, per model")
+    if as_csv:
+        references = ("baseline", "lift", "chance", "std")
+        used = {
+            (task, ref)
+            for task in tasks
+            for model in models
+            if task in cells[model]
+            for ref, value in zip(references, _references(cells[model][task][1]), strict=True)
+            if value is not None
+        }
+        from audiobench.leaderboard.frames import spreadsheet_cell
+
+        header = ["model"]
+        for task in tasks:
+            header += [task, *(f"{task} {ref}" for ref in references if (task, ref) in used)]
+        # Model and task names come from any file that reads as a result: no formula may run.
+        writer = csv.writer(sys.stdout)
+        writer.writerow([spreadsheet_cell(cell) for cell in header])
+        for model in models:
+            row: list[object] = [model]
+            for task in tasks:
+                value, context = cells[model].get(task, (None, ScoreContext()))
+                row.append(value)
+                row += [
+                    number
+                    for ref, number in zip(references, _references(context), strict=True)
+                    if (task, ref) in used
+                ]
+            writer.writerow([spreadsheet_cell(cell) for cell in row])
+        return
+    shown = Table(
+        title="main score of each task, per model",
+        caption="under each score: what it reads against (docs/METRICS.md)",
+    )
     shown.add_column("task", no_wrap=True)
     shown.add_column("main score", overflow="fold")
     for model in models:
         shown.add_column(model, justify="right", overflow="fold")
     for task in tasks:
-        values = (cells[m].get(task) for m in models)
-        shown.add_row(task, columns[task], *("–" if v is None else f"{v:.4f}" for v in values))
+        shown.add_row(task, columns[task], *(_cell(cells[m].get(task)) for m in models))
     Console(soft_wrap=True).print(shown)
     if not cells:
         _say("no result files found")
+
+
+def _references(context: ScoreContext) -> tuple[float | None, ...]:
+    return (context.baseline, context.lift, context.chance, context.spread)
+
+
+def _cell(entry: tuple[float | None, ScoreContext] | None) -> str:
+    """A score and, on the lines below it, what it reads against."""
+    if entry is None or entry[0] is None:
+        return "–"
+    value, context = entry
+    text = f"{value:.4f}"
+    if context.spread is not None:
+        text += f" ± {context.spread:.4f}"
+    if context.baseline is not None:
+        text += f"\nbaseline {context.baseline:.4f}"
+    if context.lift is not None:
+        text += f"\nlift {context.lift:+.4f}"
+    if context.chance is not None:
+        text += f"\nchance {context.chance:.4f}"
+    if context.n_folds is not None:
+        text += f"\n{context.n_folds} folds"
+    if context.local_data:
+        text += "\nlocal data"
+    return text
 
 
 @results_app.command("schema")

@@ -46,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audiobench import benchmark as benchmark_module
 from audiobench.benchmark import Benchmark, list_benchmarks
+from audiobench.leaderboard.context import score_context
 from audiobench.results import TaskResult
 from audiobench.task import TaskMetadata
 from audiobench.version import __version__
@@ -147,6 +148,12 @@ class Row(BaseModel):
     model: str = Field(description="Key into Leaderboard.models.")
     rank: int | None = Field(description="Rank under the table's rule; None: unranked.")
     values: list[float | None] = Field(description="One per column, in column order.")
+    notes: list[str] = Field(
+        default=[],
+        description="Empty, or one per column: what the value reads against (permutation "
+        "baseline and lift, chance and spread across folds, local data; see "
+        "leaderboard/context.py), '' where nothing is known.",
+    )
 
 
 class Table(BaseModel):
@@ -187,6 +194,10 @@ class Leaderboard(BaseModel):
         default=[], description="Registered benchmarks with no result yet (no table)."
     )
     rejected: list[str] = Field(description="One line per problem of every rejected file.")
+    local_data: list[str] = Field(
+        default=[],
+        description="Tasks with results on local data or an unpinned revision: a private board.",
+    )
     results: list[TaskResult] = Field(default=[], exclude=True)
 
     @model_validator(mode="after")
@@ -335,6 +346,7 @@ def collate(
         domains=sorted({d for c in columns for d in c.domains}),
         pending_benchmarks=pending,
         rejected=list(rejected),
+        local_data=sorted({r.task.name for r in results if score_context(r).local_data}),
         results=results,
     )
 
@@ -391,17 +403,32 @@ def _benchmark_tables(
         )
     if mean_of:
         columns.insert(0, _mean_column(mean_id, mean_of, columns, metas))
+    by_model: dict[str, dict[str, TaskResult]] = {}
+    for result in results:
+        key = model_key(result.model.name, result.model.revision)
+        by_model.setdefault(key, {})[result.task.name] = result
     rows = []
     ranked = 0
     for row in bench.table(results):
         has_rank = any(row.get(name) is not None for name in bench.rank_by)
         ranked += has_rank
         values = [row.get(_MEAN)] if mean_of else []
+        key = model_key(row["model"], row["revision"])
+        notes = [""] if mean_of else []
+        for column in bench.columns:
+            found = by_model.get(key, {}).get(column.task)
+            context = (
+                score_context(found, column.score if column.aggregate else None, column.aggregate)
+                if found is not None and row[column.name] is not None
+                else None
+            )
+            notes.append(context.describe(percent=column.percent) if context else "")
         rows.append(
             Row(
-                model=model_key(row["model"], row["revision"]),
+                model=key,
                 rank=ranked if has_rank else None,
                 values=values + [row[c.name] for c in bench.columns],
+                notes=notes,
             )
         )
     if not rows:
@@ -412,7 +439,12 @@ def _benchmark_tables(
     tables: list[Table] = []
     for unit, members in _by_unit(columns, ranking).items():
         picked = [
-            Row(model=row.model, rank=row.rank, values=[row.values[i] for i in members])
+            Row(
+                model=row.model,
+                rank=row.rank,
+                values=[row.values[i] for i in members],
+                notes=[row.notes[i] for i in members],
+            )
             for row in rows
         ]
         primary = not tables
@@ -513,15 +545,19 @@ def _family_tables(
     for unit, members in groups.items():
         index = {columns[i].task: k for k, i in enumerate(members)}
         values: dict[str, list[float | None]] = {}
+        notes: dict[str, list[str]] = {}
         for result in results:
             if result.task.name in index:
                 key = model_key(result.model.name, result.model.revision)
                 row = values.setdefault(key, [None] * len(members))
                 row[index[result.task.name]] = result.main_score
+                notes.setdefault(key, [""] * len(members))[index[result.task.name]] = score_context(
+                    result
+                ).describe()
         # No benchmark defines how to combine these tasks, so rows are not ranked:
         # they are listed by name and the reader sorts by the column they care about.
         rows = [
-            Row(model=key, rank=None, values=vals)
+            Row(model=key, rank=None, values=vals, notes=notes[key])
             for key, vals in sorted(values.items(), key=lambda kv: json.loads(kv[0])[0].lower())
         ]
         split = len(groups) > 1

@@ -62,6 +62,17 @@ def export_results(
     for source, result in validation.accepted:
         target = result.path(destination)
         data = source.read_bytes()
+        through = _linked_folder(Path(destination), target)
+        if through is not None:
+            outcome.refused.append(
+                (
+                    source,
+                    target,
+                    f"{through} is a symbolic link or not a folder; results are written only "
+                    "into real folders under the destination (replace it with a folder)",
+                )
+            )
+            continue
         if target.is_symlink() or (target.exists() and not target.is_file()):
             outcome.refused.append((source, target, "the destination is not a regular file"))
             continue
@@ -82,6 +93,20 @@ def export_results(
         _write_atomically(target, data)
         outcome.copied.append((source, target))
     return outcome
+
+
+def _linked_folder(destination: Path, target: Path) -> Path | None:
+    """The first folder between ``destination`` and ``target`` that is a link or no folder.
+
+    A model or revision folder linked elsewhere would carry the write outside the
+    destination; the destination itself is the user's choice and may be a link.
+    """
+    folder = destination
+    for part in target.parent.relative_to(destination).parts:
+        folder = folder / part
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            return folder
+    return None
 
 
 def _describe_result(result: TaskResult) -> str:

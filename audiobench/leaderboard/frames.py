@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from audiobench.leaderboard.context import score_context
 from audiobench.leaderboard.validate import validate_paths
 from audiobench.results import TaskResult
 from audiobench.task import TaskFamily
@@ -21,7 +22,15 @@ from audiobench.task import TaskFamily
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RESULT_COLUMNS", "SCORE_COLUMNS", "load_results", "results_frame", "scores_frame"]
+__all__ = [
+    "RESULT_COLUMNS",
+    "SCORE_COLUMNS",
+    "load_results",
+    "results_frame",
+    "scores_frame",
+    "spreadsheet_cell",
+    "spreadsheet_safe",
+]
 
 RESULT_COLUMNS = (
     "model",
@@ -30,6 +39,12 @@ RESULT_COLUMNS = (
     "family",
     "main_score_name",
     "main_score",
+    "main_score_baseline",
+    "main_score_lift",
+    "chance_level",
+    "main_score_std",
+    "n_folds",
+    "local_data",
     "n_parameters",
     "embedding_dim",
     "pooling",
@@ -65,6 +80,13 @@ _EFFICIENCY = (
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
+def spreadsheet_cell(value: object) -> object:
+    """``value``, with a ``'`` in front if it is text a spreadsheet would run as a formula."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy where every text cell a spreadsheet would run as a formula starts with ``'``.
 
@@ -72,13 +94,7 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     option values); opened from ``results.csv`` a cell such as ``=HYPERLINK(..)``
     would otherwise execute.
     """
-
-    def guard(value: object) -> object:
-        if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-            return "'" + value
-        return value
-
-    return frame.map(guard)
+    return frame.map(spreadsheet_cell)
 
 
 def results_frame(results: Iterable[TaskResult]) -> pd.DataFrame:
@@ -94,6 +110,7 @@ def results_frame(results: Iterable[TaskResult]) -> pd.DataFrame:
             "family": r.task.family,
             "main_score_name": r.main_score_name,
             "main_score": r.main_score,
+            **_context_columns(r),
             "n_parameters": r.model.n_parameters,
             "embedding_dim": r.model.embedding_dim,
             "pooling": r.model.pooling,
@@ -113,9 +130,26 @@ def results_frame(results: Iterable[TaskResult]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
     for name in ("n_parameters", "embedding_dim"):
         frame[name] = frame[name].astype("Int64")
-    for name in ("main_score", *_EFFICIENCY):
+    frame["n_folds"] = frame["n_folds"].astype("Int64")
+    for name in ("main_score", *_CONTEXT, *_EFFICIENCY):
         frame[name] = frame[name].astype("float64")
     return frame
+
+
+_CONTEXT = ("main_score_baseline", "main_score_lift", "chance_level", "main_score_std")
+
+
+def _context_columns(result: TaskResult) -> dict[str, Any]:
+    """What the main score reads against (:func:`.context.score_context`)."""
+    context = score_context(result)
+    return {
+        "main_score_baseline": context.baseline,
+        "main_score_lift": context.lift,
+        "chance_level": context.chance,
+        "main_score_std": context.spread,
+        "n_folds": context.n_folds,
+        "local_data": context.local_data,
+    }
 
 
 def scores_frame(results: Iterable[TaskResult]) -> pd.DataFrame:

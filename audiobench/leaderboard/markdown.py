@@ -56,6 +56,13 @@ def render_markdown(board: Leaderboard) -> str:
         f"{escape_markdown(board.audiobench_version)}. "
         f"↑: higher is better; ↓: lower is better; {MISSING}: no score.",
     ]
+    if board.local_data:
+        names = ", ".join(escape_markdown(name) for name in board.local_data)
+        parts += [
+            "",
+            f"A private board: {names} ran on local data or an unpinned dataset revision, "
+            "which the public leaderboard does not take.",
+        ]
     for table in board.tables:
         parts += ["", *_table(board, table)]
     if board.pending_benchmarks:
@@ -113,4 +120,20 @@ def _table(board: Leaderboard, table: Table) -> list[str]:
             for v, c in zip(row.values, table.columns, strict=True)
         ]
         lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    return lines + _notes(board, table)
+
+
+def _notes(board: Leaderboard, table: Table) -> list[str]:
+    """Below a table, what each score reads against (baseline and lift, chance, spread)."""
+    notes = []
+    for row in table.rows:
+        card = board.models[row.model]
+        for value, column, note in zip(row.values, table.columns, row.notes, strict=False):
+            if note and value is not None:
+                who = escape_markdown(card.name) + (
+                    f" {escape_markdown(card.revision)}" if card.revision is not None else ""
+                )
+                notes.append(f"- {who}, {escape_markdown(column.name)}: {escape_markdown(note)}")
+    if not notes:
+        return []
+    return ["", "What each score reads against (see docs/METRICS.md):", "", *notes]

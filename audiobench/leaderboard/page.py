@@ -78,6 +78,15 @@ def render_page(board: Leaderboard, svgs: dict[str, str]) -> str:
         if board.pending_benchmarks
         else ""
     )
+    private = (
+        '<p class="note private" id="private">A private board: '
+        f"{esc(', '.join(board.local_data))} ran on local data or an unpinned dataset "
+        "revision, which the public leaderboard does not take. Scores carry what they read "
+        "against: the permutation baseline and lift, or chance and the spread across folds "
+        "(see docs/METRICS.md).</p>"
+        if board.local_data
+        else ""
+    )
     data = json_for_script(board.model_dump(mode="json"))
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -95,6 +104,7 @@ def render_page(board: Leaderboard, svgs: dict[str, str]) -> str:
 {plural(board.n_results, "result file")} of {plural(n_models, "model")} with audiobench
 {esc(board.audiobench_version)}.
 Click a column to sort it, a model for its details; the address bar keeps the view as a link.</p>
+{private}
 </header>
 <div class="controls">
 <label>Task family <select id="filter-family"></select></label>

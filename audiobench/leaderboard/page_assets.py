@@ -55,6 +55,8 @@ th[aria-sort=descending] button::after { content: " ▼"; color: var(--accent); 
 .dir { color: var(--muted); font-weight: 400; margin-left: .2rem; }
 tbody tr.row:hover { background: var(--accent-soft); }
 td.missing { color: var(--muted); }
+td .context { display: block; color: var(--muted); font-size: .75rem; white-space: nowrap; }
+.private { border-left: .25rem solid var(--muted); padding-left: .6rem; }
 td.best { color: var(--best); font-weight: 700; }
 td.model { white-space: normal; overflow-wrap: anywhere; min-width: 12rem; max-width: 26rem; }
 td.model button { font: inherit; color: var(--accent); background: none; border: none; padding: 0;
@@ -384,10 +386,14 @@ SCRIPT = r"""
         if (groupStart[i]) classes.push("group-start");
         if (value === null) classes.push("missing");
         else if (value === best[i]) classes.push("best");
-        tr.appendChild(h("td", {
+        var note = row.notes && row.notes[i] ? row.notes[i] : "";
+        var td = h("td", {
           class: classes.join(" "), "data-col": table.columns[i].id,
-          "data-value": value === null ? "missing" : String(value)
-        }, fmtScore(value, table.columns[i])));
+          "data-value": value === null ? "missing" : String(value), title: note || null
+        }, fmtScore(value, table.columns[i]));
+        // The reference a raw score reads against (baseline and lift, chance and spread).
+        if (note && value !== null) td.appendChild(h("span", { class: "context" }, note));
+        tr.appendChild(td);
       });
       tbody.appendChild(tr);
       if (open) {

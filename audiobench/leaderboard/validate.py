@@ -11,7 +11,11 @@ wrong with a pull request at once. A file passes only if it
 - names a registered task, with that task's family, dataset revision, main
   score and subsets;
 - has scores its task family accepts (:meth:`audiobench.task.Task.score_problems`:
-  known metric names, values in range);
+  known metric names, values in range, counts and derived values consistent);
+- has a main score and a public aggregate that are what the family makes of the
+  file's own subset reports (:meth:`audiobench.task.Task.summarize`);
+- records a data identity its task can have, and pinned data unless
+  ``allow_unpinned`` (:mod:`audiobench.leaderboard.provenance`);
 - uses model and revision names that are safe as path components, and sits
   at the path its content determines (:func:`audiobench.results.result_path`).
 """
@@ -31,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from audiobench.reports import same_number
 from audiobench.results import NO_REVISION, TaskResult, load_result, result_path
 
 if TYPE_CHECKING:
@@ -187,16 +192,13 @@ def _check_file(p: Path, allow_unpinned: bool) -> tuple[TaskResult | None, list[
         ]
     try:
         result = load_result(p)
-    except RecursionError:
-        return None, [problem(FILE, "JSON nested too deeply")]
     except ValueError as exc:
         return None, _load_problems(p, exc)
     problems = _name_problems(p, result)
     # Where the file should sit only means something once its names are sound.
     path_problems = [] if problems else _path_problems(p, result)
-    problems += _task_problems(p, result) + path_problems
-    if not allow_unpinned:
-        problems += _provenance_problems(p, result)
+    problems += _task_problems(p, result, allow_unpinned) + path_problems
+    problems += _provenance_problems(p, result, allow_unpinned)
     return (result if not problems else None), problems
 
 
@@ -227,6 +229,8 @@ def _load_problems(path: Path, exc: ValueError) -> list[Problem]:
             Problem(path, _location(error["loc"]), _message(error))
             for error in cause.errors(include_url=False)
         ]
+    if isinstance(cause, RecursionError):
+        return [Problem(path, FILE, "JSON nested too deeply")]
     if isinstance(cause, json.JSONDecodeError):
         return [Problem(path, FILE, f"not valid JSON: {cause}")]
     if isinstance(cause, UnicodeDecodeError):
@@ -290,17 +294,33 @@ def _name_problems(path: Path, result: TaskResult) -> list[Problem]:
     return problems
 
 
-def _task_problems(path: Path, result: TaskResult) -> list[Problem]:
-    """Checks against the registered task: it exists, and the file agrees with it."""
+def _task_problems(path: Path, result: TaskResult, allow_unpinned: bool) -> list[Problem]:
+    """Checks against the registered task: it exists, and the file agrees with it.
+
+    A folder task (``--task folder:PATH``) is registered by no package: on a private table
+    (``allow_unpinned``) its file is checked against the folder family's task
+    (:func:`_folder_task_class`); the public table refuses it as local data
+    (:func:`_provenance_problems`, which names the option that takes it).
+    """
     from audiobench import registry
 
     name = result.task.name
     try:
         cls = registry.tasks.get(name)
     except registry.UnknownNameError:
-        return [
-            Problem(path, "task.name", f"unknown task {name!r}: no installed package registers it")
-        ]
+        if _on_local_folder(result):
+            if not allow_unpinned:  # the provenance check says why, and what takes it
+                return []
+            folder_cls = _folder_task_class(result)
+            if isinstance(folder_cls, str):
+                return [Problem(path, "task.name", folder_cls)]
+            cls = folder_cls
+        else:
+            return [
+                Problem(
+                    path, "task.name", f"unknown task {name!r}: no installed package registers it"
+                )
+            ]
     except (LookupError, ImportError) as exc:
         return [Problem(path, "task.name", f"task {name!r} cannot be loaded: {exc}")]
     meta = cls.metadata
@@ -347,7 +367,50 @@ def _task_problems(path: Path, result: TaskResult) -> list[Problem]:
             )
     if len(problems) == n_before:  # the headline is checked against scores that are sound
         problems += _main_score_problems(path, result, cls, scores)
+        problems += _summary_problems(path, result, cls, scores)
     return problems
+
+
+def _on_local_folder(result: TaskResult) -> bool:
+    """Whether ``result`` comes from a folder task (``folder:PATH``) on the user's own data."""
+    return (
+        result.run is not None
+        and result.run.dataset.kind == "folder"
+        and result.task.name.startswith("Folder-")
+    )
+
+
+def _folder_task_class(result: TaskResult) -> type[Task] | str:
+    """The folder family's task for ``result`` (as ``folder_task`` builds it), or why not.
+
+    The folder itself need not exist here: the family (``details["folder"]["family"]``,
+    similarity when absent), its base class and its main score are enough to check scores.
+    """
+    from audiobench.families import family_task
+    from audiobench.registry import FOLDER_FAMILIES, FOLDER_FAMILY_SCORES
+    from audiobench.task import DatasetSource, TaskMetadata
+
+    name = result.task.name
+    recorded = result.details.get("folder")
+    folder = recorded.get("family") if isinstance(recorded, dict) else None
+    folder = folder if folder is not None else "similarity"
+    if folder not in FOLDER_FAMILIES:
+        return f"folder task {name!r}: unknown folder family {folder!r}"
+    if folder != "similarity" and not name.endswith(f"-{folder}"):
+        return f"folder task {name!r}: a folder-{folder} task's name ends in '-{folder}'"
+    family, main_score = FOLDER_FAMILY_SCORES[folder]
+    if result.task.family != family:
+        return (
+            f"folder task {name!r}: family {result.task.family!r} is not the folder-{folder} "
+            f"family {family!r}"
+        )
+    meta = TaskMetadata(
+        name=name,
+        description=f"Folder task over {result.task.dataset}.",
+        dataset=DatasetSource(kind="folder", path=result.task.dataset or "."),
+        main_score=main_score,
+    )
+    return type(f"Folder_{folder.replace('-', '_')}", (family_task(family),), {"metadata": meta})
 
 
 def _subset_scores(result: TaskResult) -> dict[str, dict[str, Any]]:
@@ -391,21 +454,118 @@ def _main_score_problems(
     ]
 
 
-def _provenance_problems(path: Path, result: TaskResult) -> list[Problem]:
-    """Public tables take only results on pinned data (a hub commit or generated data)."""
-    run = result.run
-    if run is None or run.dataset.pinned:
+def _summary_problems(
+    path: Path, result: TaskResult, cls: type[Task], scores: dict[str, dict[str, Any]]
+) -> list[Problem]:
+    """The public aggregate must be the family's summary of the file's own subset reports.
+
+    The task is built with the options the file records (its protocol decides its report
+    model and its summary), each subset's scores are read as its report, and
+    :meth:`~audiobench.task.Task.summarize` recomputes the aggregate: every number written
+    must equal the recomputed one to the precision written (at least four decimals), and
+    nothing may be missing or added. The blind average cannot be recomputed (its subsets'
+    scores never leave the owner's machine); its form is checked by ``score_problems``.
+    """
+    group = cls.public_group
+    written = result.aggregates.get(group)
+    if written is None:
+        return []  # one subset and no aggregate: the main score was checked against it
+    where = f"aggregates.{group}"
+    listed = written.get("subsets")
+    if not isinstance(listed, list) or sorted(map(str, listed)) != sorted(scores):
+        return [
+            Problem(
+                path,
+                f"{where}.subsets",
+                f"{listed!r} are not the subsets the file has scores of ({sorted(scores)!r})",
+            )
+        ]
+    recorded = result.run.task_options if result.run is not None else {}
+    # Options a later version dropped do not change how the subsets are summarized.
+    options = {k: v for k, v in recorded.items() if k in cls.Options.model_fields}
+    try:
+        task = cls(options=options)
+    except ValueError as exc:
+        return [Problem(path, "run.task_options", str(exc))]
+    try:
+        reports = {s: task.Report.model_validate(scores[s]) for s in map(str, listed)}
+        expected = task.summarize(reports).to_json()
+    except Exception as exc:  # a hostile file must never stop the validator
+        return [Problem(path, where, f"cannot be recomputed from the subsets' scores: {exc}")]
+    return [
+        Problem(path, f"{where}.{field}", message)
+        for field, message in _differences(written, expected, "")
+    ]
+
+
+def _differences(written: Any, expected: Any, where: str) -> list[tuple[str, str]]:
+    """(path, message) for every place where ``written`` JSON is not ``expected`` JSON."""
+    here = where or FILE
+    if isinstance(written, dict) and isinstance(expected, dict):
+        found: list[tuple[str, str]] = []
+        for key in expected:
+            inner = f"{where}.{key}" if where else str(key)
+            if key not in written:
+                found.append((inner, f"missing; the subsets' scores give {expected[key]!r}"))
+            else:
+                found += _differences(written[key], expected[key], inner)
+        found += [
+            (f"{where}.{key}" if where else str(key), "not in the summary of the subsets' scores")
+            for key in written
+            if key not in expected
+        ]
+        return found
+    if isinstance(written, list) and isinstance(expected, list) and len(written) == len(expected):
+        return [
+            item
+            for i, (w, e) in enumerate(zip(written, expected, strict=True))
+            for item in _differences(w, e, f"{where}[{i}]")
+        ]
+    if _is_number(written) and _is_number(expected):
+        if same_number(float(written), float(expected)):
+            return []
+    elif written == expected:
         return []
-    data = run.dataset
-    what = (
-        f"local data ({data.source})"
-        if data.kind in ("folder", "local_copy")
-        else f"{data.source} at unpinned revision {data.revision!r}"
-    )
+    return [(here, f"{written!r} is not what the subsets' scores give ({expected!r})")]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _provenance_problems(path: Path, result: TaskResult, allow_unpinned: bool) -> list[Problem]:
+    """The recorded data identity agrees with the task; public tables take pinned data only.
+
+    Pinned data is a hub commit or generated data (:mod:`audiobench.leaderboard.provenance`);
+    a version-1 file is judged by the identity its task block implies.
+    """
+    from audiobench import registry
+    from audiobench.leaderboard.provenance import identity_problems, recorded_dataset
+
+    try:
+        source = registry.tasks.get(result.task.name).metadata.dataset
+    except (LookupError, ImportError):
+        # A folder task is registered by no package: local data, which only a private table
+        # takes; any other unknown task is reported by the task checks.
+        if allow_unpinned or not _on_local_folder(result):
+            return []
+        assert result.run is not None
+        what = f"local data ({result.run.dataset.source})"
+    else:
+        problems = [Problem(path, f, message) for f, message in identity_problems(result, source)]
+        data = recorded_dataset(result, source)
+        if allow_unpinned or problems or data.pinned:
+            return problems
+        what = (
+            f"local data ({data.source})"
+            if data.kind in ("folder", "local_copy")
+            else f"{data.source} at unpinned revision {data.revision!r}"
+        )
+    field_name = "run.dataset" if result.run is not None else "task.dataset"
     return [
         Problem(
             path,
-            "run.dataset",
+            field_name,
             f"computed on {what}; the public leaderboard takes results on pinned data only "
             "(use --allow-unpinned for a private table)",
         )

@@ -24,8 +24,10 @@ distances that are mathematically equal must come out bit-identical, not differ 
   the correctly rounded one, the same ulp for equal integers); cosine and spearman use
   ``ρ = ±√(g² / (S_a·S_b))``, one correctly rounded division of exact integers (while
   S² < 2⁵³), so equal correlations give equal bits even when the rows' norms differ.
-  Integer rows within ±INT8_PAIR_MAX are split into two int8 digits whose products (int32
-  accumulation) are exact and about twice as fast as a float64 product.
+  Integer rows within ±INT8_PAIR_MAX can be split into two int8 digits whose three products
+  (int32 accumulation) are exact: taken where the rates measured on this machine make them
+  faster than one float64 product (:mod:`audiobench.metrics.kernels`; about twice as fast
+  with int8 dot-product instructions, several times slower without).
 - *Float rows* are multiplied in float64 (error ~10⁻¹⁶, far below float32's rounding, so equal
   distances round to the same float32 with overwhelming probability). Cosine uses the
   centred unit vectors and euclidean the centred vectors: ``‖a − b‖² = S_a + S_b − 2g`` then
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from audiobench.metrics import kernels
 from audiobench.metrics.blocks import row_ranges
 from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
 from audiobench.metrics.validation import invalid_clips_error, validate_embeddings
@@ -54,10 +57,11 @@ DISTANCE_METRICS: tuple[str, ...] = ("cosine", "euclidean", "spearman")
 #: Integers below these bounds (and sums of them) are exact in float32 and float64.
 FLOAT32_INTEGERS: float = 2.0**24
 FLOAT64_INTEGERS: float = 2.0**53
-#: Integer rows with entries within ±INT8_PAIR_MAX are split into two int8 digits on the CPU
+#: Integer rows with entries within ±INT8_PAIR_MAX can be split into two int8 digits on the CPU
 #: (v = 256·h + l, both digits within ±128): their product is three int8 products with int32
-#: accumulation, exact while rows are at most INT8_PAIR_MAX_DIM wide, and measured at 0.57×
-#: the time of the float64 product (3,000 spearman rows of 18,304 ranks: 0.72 s against 1.27 s).
+#: accumulation, exact while rows are at most INT8_PAIR_MAX_DIM wide; used where the measured
+#: int8 rate is over three times the float64 one (0.57× the float64 product's time with int8
+#: dot products: 3,000 spearman rows of 18,304 ranks, 0.72 s against 1.27 s).
 INT8_PAIR_MAX: int = 127 * 256 + 127
 INT8_PAIR_MAX_DIM: int = (1 << 31) // (2 * 127 * 128) - 1
 #: Float rows up to this width are multiplied in float64; wider ones in float32 chunks.
@@ -201,8 +205,23 @@ def _product_rows(values: torch.Tensor, form: str, squared: torch.Tensor | None 
         and values.shape[1] <= INT8_PAIR_MAX_DIM
         and max(-float(values.min()), float(values.max())) <= INT8_PAIR_MAX
     ):
-        return _Rows(values, squared, form, True, digits=_int8_pairs(values))
+        faster, rates = _int8_pairs_faster(values.device)
+        kernels.note("integer-rows", "int8" if faster else "float64", rates)
+        if faster:
+            return _Rows(values, squared, form, True, digits=_int8_pairs(values))
+    else:
+        kernels.note("integer-rows", "float64")
     return _Rows(values, squared, form, True)
+
+
+def _int8_pairs_faster(device: torch.device) -> tuple[bool, kernels.KernelRates | None]:
+    """Whether three int8 products beat one float64 product here, and the rates that say so
+    (none when the scoring kernel setting forces either)."""
+    forced = kernels.forced_kernel()
+    if forced in ("int8", "float64"):
+        return forced == "int8", None
+    rates = kernels.measured_rates(device)
+    return rates.int8 is not None and rates.int8 > 3.0 * rates.float64, rates
 
 
 def _prepare_rows(

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from audiobench.errors import UserError
 
-class InvalidEmbeddingsError(ValueError):
+
+class InvalidEmbeddingsError(UserError, ValueError):
     """Some clips' embeddings cannot be used (non-finite values, or degenerate for a distance).
 
     Attributes
@@ -24,7 +26,7 @@ class InvalidEmbeddingsError(ValueError):
         self.clip_ids: tuple[str | int, ...] = tuple(clip_ids)
 
 
-class InsufficientClassesError(ValueError):
+class InsufficientClassesError(UserError, ValueError):
     """Fewer than two classes remain once unlabelled clips and small classes are dropped.
 
     Separation metrics compare a clip's own class with the others, so they are undefined with

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from audiobench.errors import OptionError
 from audiobench.metrics.errors import InsufficientClassesError
 
 if TYPE_CHECKING:
@@ -138,11 +139,11 @@ def filter_classes(encoded: EncodedLabels, min_class_size: int) -> ClassFilter:
     Does not require two classes to remain; see :func:`require_two_classes`.
     """
     if isinstance(min_class_size, bool) or not isinstance(min_class_size, int | np.integer):
-        raise ValueError(f"min_class_size must be an integer, got {min_class_size!r}")
+        raise OptionError(f"min_class_size must be an integer, got {min_class_size!r}")
     if min_class_size < 2:
         # A class of one clip has no intra-class distance, so every separation metric
         # would be undefined for it.
-        raise ValueError(f"min_class_size must be at least 2, got {min_class_size}")
+        raise OptionError(f"min_class_size must be at least 2, got {min_class_size}")
     labelled = encoded.labelled
     sizes = np.bincount(encoded.codes[labelled], minlength=len(encoded.classes))
     keep_class = sizes >= min_class_size

@@ -25,7 +25,7 @@ GSR's NID under a batch of labellings
     clips) falls back to an exact masked minimum over its row of D: rare under shuffled
     labels, and at most one pass over D for the observed labelling.
 
-GSR's AvgID under a labelling: two exact methods, chosen by a cost model
+GSR's AvgID under a labelling: kernels chosen by measured speed
     It needs S_i = Σ D[i, j] over the clips j sharing i's permuted label.
 
     *Pairs* (many small classes, as in VocSim): shuffling preserves class sizes, so the
@@ -39,20 +39,33 @@ GSR's AvgID under a labelling: two exact methods, chosen by a cost model
     *Class-indicator products* (few large classes, where the pair list approaches N²/2): for a
     batch of P labellings, multiply D by the N × P·C one-hot matrix of every labelling's
     classes and keep each row's own class: one matrix product per batch, N²·C multiply-adds per
-    labelling.
+    labelling, in one of three kernels:
 
-    On the CPU the product is an exact integer one. Each row i of D is written in fixed point
-    relative to its largest entry, D[i, j] = Σ_k q_k[i, j]·2^(E_i − 8k) + r[i, j] with 8-bit
-    digits q_k (K = 4 or more, chosen by cost on a sample of rows) and a remainder r that is
-    zero except for entries far below the row's largest (near-duplicates); see
-    :mod:`audiobench.metrics.fixed_point`. Each digit's product with the 0/1 one-hot matrix is
-    an int8 matrix product with int32 accumulation, exact and about eight times faster than a
-    float64 one, so K = 4 digits cost half a float64 product; the few non-zero remainders are
-    added pair by pair. Integer sums also spare a column: the smallest class gets none, its
-    digit sums being each row's digit totals minus the other classes' (C − 1 columns, a tenth
-    less work with 10 classes, half with 2). The digits (K bytes per entry) are kept when they fit
-    :data:`PRODUCT_OPERAND_BYTES`, else rebuilt once per pass over many labellings. On other
-    devices the product is a float64 one.
+    - *int8* (CPU): an exact integer product. Each row i of D is written in fixed point
+      relative to its largest entry, D[i, j] = Σ_k q_k[i, j]·2^(E_i − 8k) + r[i, j] with 8-bit
+      digits q_k (K = 4 or more, chosen by cost on a sample of rows) and a remainder r that is
+      zero except for entries far below the row's largest (near-duplicates); see
+      :mod:`audiobench.metrics.fixed_point`. Each digit's product with the 0/1 one-hot matrix
+      is an int8 matrix product with int32 accumulation, exact; the few non-zero remainders
+      are added pair by pair. Integer sums also spare a column: the smallest class gets none,
+      its digit sums being each row's digit totals minus the other classes' (C − 1 columns).
+      The digits (K bytes per entry) are kept when they fit :data:`PRODUCT_OPERAND_BYTES`,
+      else rebuilt once per pass over many labellings. Fast only where the CPU has int8
+      dot-product instructions (hundreds of G multiply-adds per second there; one or two on
+      an AVX2-only CPU, where it is the slowest kernel by far).
+    - *float64*: exact (below), any device.
+    - *float32*, for the permutation nulls only: sums rounded to float32, each within a
+      relative γ_m = m·2⁻²⁴/(1 − m·2⁻²⁴) of the exact sum over a class of m clips. A clip's
+      score s_i = (NID − AvgID)/(NID + AvgID) moves by at most half an AvgID's relative error
+      and a null GSR by at most a quarter of it (to first order); :meth:`null_bound` states
+      γ_m of the largest class, four times that, and the tests hold the nulls to it. The
+      nulls are Monte-Carlo estimates whose own spread is orders of magnitude larger.
+
+    Which kernel runs is decided per matrix from each kernel's operation count and the rates
+    measured on this machine and device (:mod:`audiobench.metrics.kernels`): the fastest for
+    the nulls, and for the observed labelling the same one when it is exact, else the faster
+    of pairs and the float64 product. ``AUDIOBENCH_SCORING_KERNEL`` (or ``kernel=``) forces
+    one.
 
 Exactness. Every step yields what the from-scratch definition yields for the same labelling:
 the same neighbours in the same order, the same entries of D, float64 accumulation. D is
@@ -62,11 +75,13 @@ gives the same exact sum and the results are bit-identical to :func:`gsr` (the t
 bit-identity). The integer product keeps this: its digits and remainders are D's own bits,
 their per-digit sums are exact integers, and every partial sum of the non-negative parts lies
 between their smallest bit and the exact total, so it is exact in float64 whenever the total
-is. (A float32 product, rounding each sum to about 7 digits, would not be.)
+is. (The float32 product, rounding each sum to about 7 digits, is not: it serves the nulls
+alone.)
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -74,6 +89,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from audiobench.metrics import kernels
 from audiobench.metrics.blocks import gather_block, row_ranges
 from audiobench.metrics.fixed_point import (
     DIGIT_OFFSET,
@@ -97,20 +113,21 @@ DEFAULT_LIST_LENGTH: int = 32
 #: Same-class pairs handled per chunk: keeps the gather temporaries (a few MB) cache-friendly
 #: and below the allocator's mmap threshold, so they are not page-faulted on every call.
 PAIR_CHUNK: int = 1 << 18
-#: How many float64 multiply-adds of a blocked matrix product cost about as much as one random
-#: gather-and-scatter of a pair; chooses the AvgID method. Measured on the 2-core development
-#: machine (N = 3,000 to 6,000): 10 to 16 ns per pair against 33 to 45 ps per multiply-add.
-PAIR_COST_IN_MULTIPLY_ADDS: float = 300.0
-#: How many int8 multiply-adds (int32 accumulation) cost one float64 multiply-add: measured
-#: 2.2 against 19.6 ps on the 2-core development machine (N = 3,000 and 17,041).
-INT8_SPEEDUP: float = 8.0
 #: Digits per entry of the integer product: at least the 24 bits of a float32 significand plus
 #: a margin for entries below the row's largest; more where the remainders are not sparse, up
 #: to MOST_DIGITS_TRIED (and what int64 sums allow, :func:`max_digits`).
 MIN_DIGITS: int = 4
 MOST_DIGITS_TRIED: int = 6
-#: Devices whose product mode uses the exact int8 product (elsewhere: float64).
+#: Devices on which the exact int8 product is offered (``torch._int_mm`` with any shape).
 INTEGER_PRODUCT_DEVICES: tuple[str, ...] = ("cpu",)
+#: The float32 kernel serves the nulls only where it is measured this many times faster than
+#: the fastest exact kernel, and where that one takes longer than FLOAT32_MIN_SECONDS a
+#: labelling (a second per 1000 nulls): elsewhere exact nulls cost little, and a choice that
+#: timing noise could flip would make reruns differ in their baselines' last digits.
+FLOAT32_GAIN: float = 1.5
+FLOAT32_MIN_SECONDS: float = 1e-3
+#: Bytes per one-hot entry of each product kernel.
+ONEHOT_BYTES: dict[str, int] = {"int8": 1, "float32": 4, "float64": 8}
 #: Rows sampled to choose the number of digits.
 SAMPLE_ROWS: int = 256
 #: Labellings handed to a worker at a time in pair mode.
@@ -170,6 +187,7 @@ class RelabellingEvaluator:
         gsr_codes: torch.Tensor | None = None,
         gsr_sizes: torch.Tensor | None = None,
         list_length: int = DEFAULT_LIST_LENGTH,
+        kernel: str | None = None,
     ) -> None:
         if precision_codes is not None and not ks:
             raise ValueError("P@k labels given without ks")
@@ -182,14 +200,51 @@ class RelabellingEvaluator:
         # The first k_max columns, contiguous: gathered once per labelling for P@k.
         self._nearest_k = self.neighbours.indices[:, : max(self.ks, default=1)].contiguous()
         self.gsr_codes = gsr_codes
+        self.null_kernel = self.exact_kernel = "pairs"
         self.uses_pairs = True
+        #: What chose the kernels (None when forced): rates here, seconds per random pair.
+        self._rates: kernels.KernelRates | None = None
+        self._pair_seconds = 0.0
         if gsr_codes is not None:
             if gsr_sizes is None:
                 raise ValueError("GSR labels given without class sizes")
-            self._prepare_gsr(gsr_members, gsr_codes, gsr_sizes)
+            self._prepare_gsr(gsr_members, gsr_codes, gsr_sizes, kernel or kernels.forced_kernel())
+
+    def _offered(self) -> tuple[str, ...]:
+        """The AvgID kernels valid for D on its device (float32 only for a float32 D)."""
+        offered = ["pairs", "float64"]
+        if self.D.device.type in INTEGER_PRODUCT_DEVICES:
+            offered.append("int8")
+        if self.D.dtype == torch.float32:
+            offered.append("float32")
+        return tuple(offered)
+
+    def _kernel_seconds(self, n_pairs: int, n_classes: int) -> dict[str, float]:
+        """Each offered kernel's seconds per labelling: its operation count (random pair
+        accesses, or multiply-adds of the n × n × C product: MIN_DIGITS int8 digits and C − 1
+        columns for the integer one) over the rate measured on this device."""
+        device = self.D.device
+        rates = kernels.measured_rates(device)
+        self._rates = rates
+        self._pair_seconds = kernels.pair_seconds(self.D)
+        workers = min(available_cores(), torch.get_num_threads()) if device.type == "cpu" else 1
+        square = float(self.n_gsr) ** 2
+        seconds = {
+            "pairs": n_pairs * self._pair_seconds / workers,
+            "float64": square * n_classes / rates.float64,
+            "float32": square * n_classes / rates.float32,
+        }
+        if rates.int8 is not None:
+            seconds["int8"] = MIN_DIGITS * square * (n_classes - 1) / rates.int8
+        offered = self._offered()
+        return {name: value for name, value in seconds.items() if name in offered}
 
     def _prepare_gsr(
-        self, members: torch.Tensor | None, codes: torch.Tensor, sizes: torch.Tensor
+        self,
+        members: torch.Tensor | None,
+        codes: torch.Tensor,
+        sizes: torch.Tensor,
+        forced: str | None,
     ) -> None:
         self.gsr_members = members
         self.gsr_sizes = sizes
@@ -209,69 +264,95 @@ class RelabellingEvaluator:
         self._first_distance = self._gsr_distances[:, 0].contiguous()
         n_pairs = count_same_class_pairs(codes)
         n_classes = int(sizes.shape[0])
-        # Cost per labelling: a random access per pair, or an n × n × C matrix product (as int8
-        # digits on the CPU, each digit 1 / INT8_SPEEDUP of a float64 multiply-add, and C − 1
-        # columns: see _integer_sums). Measured at n = 3,000: products win below about 20
-        # classes, pairs above.
-        self._integer = device.type in INTEGER_PRODUCT_DEVICES
-        self._n_columns = n_classes - 1 if self._integer else n_classes
-        per_multiply_add = MIN_DIGITS / INT8_SPEEDUP if self._integer else 1.0
-        product_cost = self.n_gsr**2 * self._n_columns * per_multiply_add
-        self.uses_pairs = n_pairs * PAIR_COST_IN_MULTIPLY_ADDS <= product_cost
-        if self.uses_pairs:
+        # The AvgID kernel of the nulls is the fastest measured here (see
+        # audiobench.metrics.kernels); the observed labelling takes the same one when it is
+        # exact, else the faster of the exact pairs and float64 product (one labelling).
+        if forced is not None:
+            if forced not in self._offered():
+                raise ValueError(
+                    f"scoring kernel {forced!r} is not offered for a {self.D.dtype} matrix on "
+                    f"{device.type}; choose one of {', '.join(self._offered())}"
+                )
+            self.null_kernel = forced
+            self.exact_kernel = forced if forced in kernels.EXACT_KERNELS else "float64"
+        else:
+            seconds = self._kernel_seconds(n_pairs, n_classes)
+            exact = {name: value for name, value in seconds.items() if name != "float32"}
+            self.null_kernel = self.exact_kernel = min(exact, key=exact.__getitem__)
+            rounded = seconds.get("float32", math.inf)
+            if rounded * FLOAT32_GAIN < exact[self.null_kernel] and (
+                exact[self.null_kernel] > FLOAT32_MIN_SECONDS
+            ):
+                self.null_kernel = "float32"
+                if self.exact_kernel == "int8":  # one labelling: no digits built for it
+                    self.exact_kernel = min(("pairs", "float64"), key=exact.__getitem__)
+        kernels.note("avgid-nulls", self.null_kernel, self._rates)
+        kernels.note("avgid-observed", self.exact_kernel)
+        self.uses_pairs = self.null_kernel == "pairs"
+        if "pairs" in (self.null_kernel, self.exact_kernel):
             self._pair_a, self._pair_b = same_class_pairs(codes)
-            return
-        # Product mode: one one-hot column per class and labelling, except (integer product)
+        # Product layout: one one-hot column per class and labelling, except (integer product)
         # for the smallest class, whose sums are the rows' totals minus the other classes'.
+        self._integer = self.null_kernel == "int8"
+        self._n_columns = n_classes - 1 if self._integer else n_classes
         self._implicit = int(sizes.argmin()) if self._integer else n_classes
         classes = torch.arange(n_classes, device=device)
         self._column_of = torch.where(classes > self._implicit, classes - 1, classes)
-        self._n_digits = self._choose_digits() if self._integer else 0
-        per_entry = self._n_digits if self._integer else 8
         self._blocks = row_ranges(self.n_gsr, self.n_gsr, factor=2 if self._integer else 3)
         self._operands: list[Any] | None = None
         # Rebuilt digits reuse their rows' exponents (the largest entries do not change).
         self._exponents: dict[int, torch.Tensor] = {}
+        if self.uses_pairs:
+            return
+        self._n_digits = self._choose_digits() if self._integer else 0
+        per_entry = self._n_digits if self._integer else ONEHOT_BYTES[self.null_kernel]
         if self.n_gsr**2 * per_entry <= PRODUCT_OPERAND_BYTES:
-            self._operands = [self._operand(index) for index in range(len(self._blocks))]
+            self._operands = [
+                self._operand(index, self.null_kernel) for index in range(len(self._blocks))
+            ]
 
-    def _gsr_rows(self, positions: torch.Tensor) -> torch.Tensor:
+    def _gsr_rows(self, positions: torch.Tensor, kernel: str = "int8") -> torch.Tensor:
         """A copy of the GSR clips' rows of D at GSR ``positions``, self-distances zeroed,
-        float64 for the float64 product (D's own dtype for the integer one)."""
+        float64 for the float64 product (D's own dtype for the others)."""
         block = gather_block(self.D, self.gsr_members, positions)
-        if not self._integer:
+        if kernel == "float64":
             block = block.to(torch.float64)
         block[torch.arange(positions.shape[0], device=block.device), positions] = 0.0
         return block  # self is not an intra-class neighbour
 
     def _choose_digits(self) -> int:
         """Digits of the integer product: the fewest whose remainders cost less than another
-        digit, judged on a sample of rows."""
+        digit, judged on a sample of rows with the rates measured here (a forced int8 kernel
+        measures nothing and takes the fewest digits without remainders)."""
         step = max(1, self.n_gsr // SAMPLE_ROWS)
         sample = torch.arange(0, self.n_gsr, step, device=self.D.device)
         most = max(MIN_DIGITS, min(MOST_DIGITS_TRIED, max_digits(self.n_gsr)))
         counts = remainder_counts(self._gsr_rows(sample), range(MIN_DIGITS, most + 1))
         scale = self.n_gsr / sample.shape[0]
+        rates = self._rates
+        if rates is None or rates.int8 is None:
+            return MIN_DIGITS
+        int8_rate = rates.int8
 
         def cost(n_digits: int) -> float:
-            product = n_digits * self.n_gsr**2 * self._n_columns / INT8_SPEEDUP
-            return product + counts[n_digits] * scale * PAIR_COST_IN_MULTIPLY_ADDS
+            product = n_digits * self.n_gsr**2 * self._n_columns / int8_rate
+            return product + counts[n_digits] * scale * self._pair_seconds
 
         return min(counts, key=cost)
 
-    def _operand(self, index: int) -> FixedPointRows | torch.Tensor:
+    def _operand(self, index: int, kernel: str) -> FixedPointRows | torch.Tensor:
         start, stop = self._blocks[index]
-        rows = self._gsr_rows(torch.arange(start, stop, device=self.D.device))
-        if not self._integer:
+        rows = self._gsr_rows(torch.arange(start, stop, device=self.D.device), kernel)
+        if kernel != "int8":
             return rows
         fixed = to_fixed_point(rows, self._n_digits, self._exponents.get(index))
         self._exponents[index] = fixed.exponents
         return fixed
 
-    def _block_operand(self, index: int) -> Any:
-        if self._operands is not None:
+    def _block_operand(self, index: int, kernel: str) -> Any:
+        if self._operands is not None and kernel == self.null_kernel:
             return self._operands[index]
-        return self._operand(index)
+        return self._operand(index, kernel)
 
     # -- batches of labellings --------------------------------------------------------------
 
@@ -285,34 +366,55 @@ class RelabellingEvaluator:
         return neighbour_hits(self._nearest_k, self.precision_codes[permutation], self.ks)
 
     def gsr_scores(
-        self, permutations: torch.Tensor, intra_sums: torch.Tensor | None = None
+        self,
+        permutations: torch.Tensor,
+        intra_sums: torch.Tensor | None = None,
+        *,
+        exact: bool = True,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Per-clip ``s_i`` (float64) and evaluated mask under ``gsr_codes[σ]``.
 
         ``permutations`` is one permutation (n_gsr,) or a batch (P, n_gsr); the outputs have
         the same shape. ``intra_sums`` (P, n_gsr), when given, are :meth:`intra_sums` of the
-        batch computed beforehand.
+        batch computed beforehand. ``exact=False`` allows the nulls' kernel, which may round
+        (see :meth:`intra_sums`).
         """
         if self.gsr_codes is None:
             raise ValueError("this evaluator was built without GSR labels")
         batch = permutations if permutations.ndim == 2 else permutations[None]
         codes = self.gsr_codes[batch]
         if intra_sums is None:
-            intra_sums = self.intra_sums(batch)
+            intra_sums = self.intra_sums(batch, exact=exact)
         avg_intra = intra_sums / (self.gsr_sizes[codes] - 1).to(torch.float64)
         scores, evaluated = separation_scores(avg_intra, self._nearest_other(codes))
         if permutations.ndim == 1:
             return scores[0], evaluated[0]
         return scores, evaluated
 
-    def intra_sums(self, permutations: torch.Tensor) -> torch.Tensor:
+    def intra_sums(self, permutations: torch.Tensor, *, exact: bool = True) -> torch.Tensor:
         """(P, n_gsr) float64: Σ_j D[i, j] over the clips j sharing clip i's label under each
-        labelling ``gsr_codes[σ]`` of the batch ``permutations`` (P, n_gsr)."""
+        labelling ``gsr_codes[σ]`` of the batch ``permutations`` (P, n_gsr).
+
+        Exact with ``exact=True`` (the observed labelling). With ``exact=False`` (the nulls)
+        the nulls' kernel computes them; when that is the float32 product, each sum S over a
+        class of m clips is within a relative :func:`~audiobench.metrics.kernels.float32_sum_bound`
+        (m) of the exact one, so each clip's s_i moves by at most half that and a null GSR by at
+        most a quarter (to first order; :meth:`null_bound` states it with a factor 4 to spare).
+        """
         if self.gsr_codes is None:
             raise ValueError("this evaluator was built without GSR labels")
-        if self.uses_pairs:
+        kernel = self.exact_kernel if exact else self.null_kernel
+        if kernel == "pairs":
             return torch.stack([self._intra_sums_from_pairs(p) for p in permutations])
-        return self._intra_sums_from_products(self.gsr_codes[permutations])
+        return self._intra_sums_from_products(self.gsr_codes[permutations], kernel)
+
+    def null_bound(self) -> float:
+        """The largest difference between a null GSR value of :meth:`null_values` and its
+        exact value: 0 for exact kernels, else γ_m of the float32 sums over the largest
+        class (four times the first-order bound of :meth:`intra_sums`)."""
+        if self.gsr_codes is None or self.null_kernel in kernels.EXACT_KERNELS:
+            return 0.0
+        return kernels.float32_sum_bound(int(self.gsr_sizes.max()))
 
     def _intra_sums_from_pairs(self, permutation: torch.Tensor) -> torch.Tensor:
         """Σ_j D[i, j] over same-class j, via the observed pairs mapped through σ⁻¹."""
@@ -335,29 +437,38 @@ class RelabellingEvaluator:
             sums.scatter_add_(0, second, values)
         return sums
 
-    def _intra_sums_from_products(self, codes: torch.Tensor) -> torch.Tensor:
+    def _intra_sums_from_products(self, codes: torch.Tensor, kernel: str) -> torch.Tensor:
         """Σ_j D[i, j] over same-class j for a batch (P, n_gsr) of labellings: D times the
-        one-hot matrix of every labelling's classes, each row's own column picked."""
+        one-hot matrix of every labelling's classes, each row's own column picked, as the
+        ``kernel`` product (int8 digits, float64 or float32)."""
         batch, n = int(codes.shape[0]), self.n_gsr
         device = codes.device
         width = self._n_columns
         columns = self._column_of[codes] + (torch.arange(batch, device=device) * width)[:, None]
         # The implicit class's clips are marked in a spare last column, left out of the product.
         columns.masked_fill_(codes == self._implicit, batch * width)
-        dtype = torch.int8 if self._integer else torch.float64
-        # Built column-major (a column's clips contiguous), which the int8 product reads faster.
-        onehot_t = torch.zeros((batch * width + 1, n), dtype=dtype, device=device)
-        onehot_t[columns, torch.arange(n, device=device).expand(batch, n)] = 1
-        onehot = onehot_t[:-1].T
+        dtype = {"int8": torch.int8, "float32": torch.float32, "float64": torch.float64}[kernel]
+        clips = torch.arange(n, device=device).expand(batch, n)
+        if kernel == "int8":
+            # Column-major (a column's clips contiguous), which the int8 product reads faster.
+            onehot_t = torch.zeros((batch * width + 1, n), dtype=dtype, device=device)
+            onehot_t[columns, clips] = 1
+            onehot = onehot_t[:-1].T
+        else:
+            # Row-major, which the float products read faster (a third faster on AVX2).
+            onehot = torch.zeros((n, batch * width + 1), dtype=dtype, device=device)
+            onehot[clips, columns] = 1
+            onehot = onehot[:, :-1]
         sums = torch.empty((batch, n), dtype=torch.float64, device=device)
-        for index, (start, stop) in enumerate(self._blocks):
-            own = columns[:, start:stop].T  # (rows, P): each row's column in each labelling
-            operand = self._block_operand(index)
-            if self._integer:
-                block = self._integer_sums(operand, onehot, codes, start, own)
-            else:
-                block = (operand @ onehot).gather(1, own)
-            sums[:, start:stop] = block.T
+        with kernels.ieee_float32():
+            for index, (start, stop) in enumerate(self._blocks):
+                own = columns[:, start:stop].T  # (rows, P): each row's column in each labelling
+                operand = self._block_operand(index, kernel)
+                if kernel == "int8":
+                    block = self._integer_sums(operand, onehot, codes, start, own)
+                else:
+                    block = (operand @ onehot).gather(1, own)
+                sums[:, start:stop] = block.T
         return sums
 
     def _integer_sums(
@@ -448,12 +559,14 @@ class RelabellingEvaluator:
         operand is kept, else as many as :data:`PRODUCT_PASS_BYTES` of one-hot columns hold."""
         if self._operands is not None:
             return self._product_batch()
-        width = self.n_gsr * self._n_columns * (1 if self._integer else 8)
-        return max(self._product_batch(), PRODUCT_PASS_BYTES // width)
+        return max(self._product_batch(), PRODUCT_PASS_BYTES // self._onehot_width())
 
     def _product_batch(self) -> int:
-        width = self.n_gsr * self._n_columns * (1 if self._integer else 8)
-        return max(1, min(MAX_PRODUCT_BATCH, PRODUCT_BATCH_BYTES // width))
+        return max(1, min(MAX_PRODUCT_BATCH, PRODUCT_BATCH_BYTES // self._onehot_width()))
+
+    def _onehot_width(self) -> int:
+        """Bytes of one labelling's one-hot columns in the nulls' product."""
+        return self.n_gsr * self._n_columns * ONEHOT_BYTES.get(self.null_kernel, 8)
 
     def null_values(
         self,
@@ -496,7 +609,7 @@ class RelabellingEvaluator:
             if self.gsr_codes is not None:
                 stacked = np.stack([pair[1] for pair in drawn])  # type: ignore[misc]
                 scores, evaluated = self.gsr_scores(
-                    torch.from_numpy(stacked).to(device), intra_sums
+                    torch.from_numpy(stacked).to(device), intra_sums, exact=False
                 )
                 raw, _ = mean_separation(scores, evaluated)
                 values["gsr"][window] = ((raw + 1.0) / 2.0).cpu().numpy()
@@ -525,7 +638,7 @@ class RelabellingEvaluator:
             sums = None
             if self.gsr_codes is not None and passes > 1:
                 stacked = np.stack([pair[1] for pair in drawn])  # type: ignore[misc]
-                sums = self.intra_sums(torch.from_numpy(stacked).to(device))
+                sums = self.intra_sums(torch.from_numpy(stacked).to(device), exact=False)
             for chunk in group:
                 window = slice(chunk.start - group[0].start, chunk.stop - group[0].start)
                 evaluate(chunk, False, drawn[window], None if sums is None else sums[window])

@@ -14,6 +14,7 @@ import numpy as np
 if TYPE_CHECKING:
     import torch
 
+from audiobench.errors import DataError
 from audiobench.metrics.blocks import row_ranges
 from audiobench.metrics.errors import InvalidEmbeddingsError
 from audiobench.metrics.labels import EncodedLabels, encode_labels
@@ -60,7 +61,7 @@ def check_ks(
     if n_labelled is not None:
         for k in checked:
             if k > n_labelled - 1:
-                raise ValueError(f"P@{k} needs more than {k} labelled clips, got {n_labelled}")
+                raise DataError(f"P@{k} needs more than {k} labelled clips, got {n_labelled}")
     return checked
 
 
@@ -132,7 +133,7 @@ def validate_embeddings(
             f"embeddings must be a 2-D array (clips × features), got shape {array.shape}"
         )
     if array.shape[0] < 2 or array.shape[1] < 1:
-        raise ValueError(f"need at least 2 clips and 1 feature, got shape {array.shape}")
+        raise DataError(f"need at least 2 clips and 1 feature, got shape {array.shape}")
     if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
         raise ValueError(f"embeddings must be real numbers, got dtype {array.dtype}")
     names = validate_ids(ids, array.shape[0])
@@ -177,7 +178,7 @@ def validate_distance_matrix(D: object, device: torch.device) -> torch.Tensor:
         finite_rows[row] = bool(torch.isfinite(tensor[row]).all())
     if not bool(finite_rows.all()):
         bad = torch.nonzero(~finite_rows).flatten().cpu().numpy()
-        raise ValueError(
+        raise DataError(
             f"distance matrix has NaN or infinite values in rows {describe_clips(bad.tolist())}"
         )
     return tensor

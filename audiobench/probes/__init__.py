@@ -18,36 +18,80 @@ All share the :class:`Probe` surface (``fit``, ``predict_scores``, ``predict``, 
 with ``multilabel=True``, a binary indicator matrix. :mod:`audiobench.probes.splits` builds
 train/validation/test index splits (given, fold-wise, grouped) and checks them;
 :mod:`audiobench.probes.paper` cuts an encoder's output to its token map and holds the probing
-paper's recipe for the token probes (asymmetric loss: :mod:`audiobench.probes.losses`).
+paper's recipe for the token probes (asymmetric loss: :mod:`audiobench.probes.losses`; its
+search: :mod:`audiobench.probes.search`). The neural probes share one typed training recipe
+(:class:`~audiobench.probes.recipe.TrainingRecipe`). Probe names are registered once, in
+:mod:`audiobench.probes.registry`; reading them (``PROBE_NAMES``, ``probe_level``) imports no
+torch or scikit-learn, and the rest of this package is imported when first used.
 """
 
 from __future__ import annotations
 
-from audiobench.probes.attentive import AttentiveProbe
-from audiobench.probes.base import Probe, ProbeLevel
-from audiobench.probes.errors import (
-    GroupLeakError,
-    InsufficientClassesError,
-    InvalidEmbeddingsError,
-    MissingClassError,
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from audiobench.probes.registry import (
+    PROBE_NAMES,
+    TOKEN_PROBES,
+    VECTOR_PROBES,
+    make_probe,
+    probe_class,
+    probe_level,
 )
-from audiobench.probes.knn import KNNProbe
-from audiobench.probes.linear import LinearProbe
-from audiobench.probes.mlp import MLPProbe
-from audiobench.probes.protobin import ProtoBinProbe
-from audiobench.probes.registry import PROBES, TOKEN_PROBES, VECTOR_PROBES, make_probe
-from audiobench.probes.splits import (
-    Split,
-    check_split,
-    fold_splits,
-    grouped_folds,
-    grouped_split,
-    groups_in_several_parts,
-    split_from_labels,
-)
+
+if TYPE_CHECKING:
+    from audiobench.probes.attentive import AttentiveProbe
+    from audiobench.probes.base import Probe, ProbeLevel
+    from audiobench.probes.errors import (
+        GroupLeakError,
+        InsufficientClassesError,
+        InvalidEmbeddingsError,
+        MissingClassError,
+    )
+    from audiobench.probes.knn import KNNProbe
+    from audiobench.probes.linear import LinearProbe
+    from audiobench.probes.mlp import MLPProbe
+    from audiobench.probes.protobin import ProtoBinProbe
+    from audiobench.probes.recipe import TrainingRecipe
+    from audiobench.probes.registry import PROBES
+    from audiobench.probes.splits import (
+        Split,
+        check_split,
+        fold_splits,
+        grouped_folds,
+        grouped_split,
+        groups_in_several_parts,
+        split_from_labels,
+    )
+
+# The rest is imported when first used: the probes need torch and scikit-learn, and reading
+# probe names (a task's declaration) must not pull them in.
+_LAZY: dict[str, str] = {
+    "AttentiveProbe": "attentive",
+    "Probe": "base",
+    "ProbeLevel": "base",
+    "GroupLeakError": "errors",
+    "InsufficientClassesError": "errors",
+    "InvalidEmbeddingsError": "errors",
+    "MissingClassError": "errors",
+    "KNNProbe": "knn",
+    "LinearProbe": "linear",
+    "MLPProbe": "mlp",
+    "ProtoBinProbe": "protobin",
+    "TrainingRecipe": "recipe",
+    "PROBES": "registry",
+    "Split": "splits",
+    "check_split": "splits",
+    "fold_splits": "splits",
+    "grouped_folds": "splits",
+    "grouped_split": "splits",
+    "groups_in_several_parts": "splits",
+    "split_from_labels": "splits",
+}
 
 __all__ = [
     "PROBES",
+    "PROBE_NAMES",
     "TOKEN_PROBES",
     "VECTOR_PROBES",
     "AttentiveProbe",
@@ -62,11 +106,22 @@ __all__ = [
     "ProbeLevel",
     "ProtoBinProbe",
     "Split",
+    "TrainingRecipe",
     "check_split",
     "fold_splits",
     "grouped_folds",
     "grouped_split",
     "groups_in_several_parts",
     "make_probe",
+    "probe_class",
+    "probe_level",
     "split_from_labels",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value

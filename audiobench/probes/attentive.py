@@ -23,7 +23,8 @@ import torch
 from torch import nn
 
 from audiobench.probes.base import ProbeLevel
-from audiobench.probes.neural import Batches, Hyper, MultilabelLoss, TorchProbe
+from audiobench.probes.neural import Batches, TorchProbe
+from audiobench.probes.recipe import TrainingRecipe
 
 __all__ = ["AttentivePooling", "AttentiveProbe"]
 
@@ -92,13 +93,17 @@ class AttentiveProbe(TorchProbe):
         Learned query tokens; their outputs are concatenated for the head.
     dropout:
         Dropout before the linear head.
-    epochs, batch_size, lr, weight_decay, patience, early_stopping, standardise,
-    multilabel_loss, holdout, device, multilabel, seed:
-        See :class:`~audiobench.probes.neural.TorchProbe`.
+    recipe, device, multilabel, seed, **training:
+        See :class:`~audiobench.probes.neural.TorchProbe` (the recipe's fields:
+        :class:`~audiobench.probes.recipe.TrainingRecipe`).
     """
 
     name: ClassVar[str] = "attentive"
     level: ClassVar[ProbeLevel] = "token"
+
+    default_recipe: ClassVar[TrainingRecipe] = TrainingRecipe(
+        epochs=30, batch_size=32, lr=(1e-3,), weight_decay=(1e-2,), patience=8
+    )
 
     def __init__(
         self,
@@ -107,33 +112,13 @@ class AttentiveProbe(TorchProbe):
         num_heads: int = 4,
         num_queries: int = 1,
         dropout: float = 0.1,
-        epochs: int = 30,
-        batch_size: int = 32,
-        lr: Hyper = 1e-3,
-        weight_decay: Hyper = 1e-2,
-        patience: int = 8,
-        early_stopping: bool = True,
-        standardise: bool = True,
-        multilabel_loss: MultilabelLoss = "binary_cross_entropy",
-        holdout: float = 0.2,
+        recipe: TrainingRecipe | None = None,
         device: str | torch.device | None = None,
         multilabel: bool = False,
         seed: int = 0,
+        **training: Any,
     ) -> None:
-        super().__init__(
-            epochs=epochs,
-            batch_size=batch_size,
-            lr=lr,
-            weight_decay=weight_decay,
-            patience=patience,
-            early_stopping=early_stopping,
-            standardise=standardise,
-            multilabel_loss=multilabel_loss,
-            holdout=holdout,
-            device=device,
-            multilabel=multilabel,
-            seed=seed,
-        )
+        super().__init__(recipe=recipe, device=device, multilabel=multilabel, seed=seed, **training)
         if num_heads < 1 or (dim is not None and (dim < 1 or dim % num_heads)):
             raise ValueError(f"dim ({dim}) must be a positive multiple of num_heads ({num_heads})")
         if num_queries < 1 or not 0 <= dropout < 1:
@@ -146,7 +131,7 @@ class AttentiveProbe(TorchProbe):
         self.num_queries = int(num_queries)
         self.dropout = float(dropout)
 
-    def _build(self, train: Batches, targets: np.ndarray, n_classes: int) -> nn.Module:
+    def _build(self, train: Batches, targets: np.ndarray, n_classes: int, seed: int) -> nn.Module:
         dim, heads = self.dim, self.num_heads
         if dim is None:  # the full width: as many heads as divide it, up to num_heads
             dim = train.n_features

@@ -24,7 +24,7 @@ import math
 import time
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Self
 
@@ -39,6 +39,7 @@ from audiobench.probes.data import (
     encode_train_labels,
     sequence_dim,
 )
+from audiobench.probes.splits import group_codes, group_folds
 
 __all__ = [
     "FitProgress",
@@ -173,6 +174,8 @@ class Probe(ABC):
         self._n_features: int | None = None
         self._sizes: dict[str, int] = {}
         self._progress: ProgressCallback | None = None
+        #: During ``fit``: the training clips' group codes, or None (see ``fit``).
+        self.fit_groups: np.ndarray | None = None
 
     # ------------------------------------------------------------------ public surface
 
@@ -197,9 +200,16 @@ class Probe(ABC):
         *,
         X_val: object | None = None,
         y_val: object | None = None,
+        groups: Sequence[Hashable] | np.ndarray | None = None,
         progress: ProgressCallback | None = None,
     ) -> Self:
         """Train on ``(X, y)``; ``(X_val, y_val)``, when given, chooses hyper-parameters.
+
+        ``groups``, one per training clip (speaker, individual): every split made inside the
+        fit to choose hyper-parameters (inner cross-validation folds, a held-out part of the
+        training clips) keeps each group on one side, as the evaluation's own grouped splits
+        do; otherwise a probe tuned on clips of the same speakers it is scored on would prefer
+        what recognises those speakers. ``None``: clips are split one by one.
 
         ``progress``, when given, is called with a :class:`FitProgress` after every step
         (see the module docstring).
@@ -238,10 +248,12 @@ class Probe(ABC):
             validation = (val_inputs, val_targets)
         self._classes = None
         self._progress = progress
+        self.fit_groups = None if groups is None else group_codes(groups, len(inputs), "X")
         try:
             self._fit(inputs, targets, len(classes), validation)
         finally:
             self._progress = None
+            self.fit_groups = None
         self._classes = classes
         self._n_features = sequence_dim(inputs)
         self._sizes = {
@@ -365,16 +377,34 @@ def selection_score(
 
 
 def inner_cv_folds(
-    targets: np.ndarray, *, n_splits: int, seed: int
+    targets: np.ndarray,
+    *,
+    n_splits: int,
+    seed: int,
+    groups: np.ndarray | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Seeded inner cross-validation folds over the training set.
 
     Multi-class: stratified K-fold, with K lowered to the smallest class size (at least 2)
     so every class can appear on both sides. Multi-label: shuffled K-fold.
+
+    With ``groups`` (one code per clip, :func:`group_codes`): group K-fold, no group on both
+    sides of any fold, stratified by class as far as the groups allow (multi-label: by group
+    only), with K lowered to the number of groups; ``ValueError`` with fewer than 2 groups.
     """
     n = int(targets.shape[0])
     if n < 2:
         raise ValueError("inner cross-validation needs at least 2 training clips")
+    if groups is not None:
+        n_groups = int(np.unique(groups).size)
+        if n_groups < 2:
+            raise ValueError(
+                "choosing hyper-parameters without a validation split needs training clips "
+                f"from at least 2 groups (inner folds keep each group on one side), got "
+                f"{n_groups}; give the data a validation split, or fix the value "
+                "(probe_params, e.g. {'linear': {'C': 1.0}}, {'knn': {'k': 5}})"
+            )
+        return group_folds(targets, groups, min(n_splits, n_groups), seed, targets.ndim == 2)
     if targets.ndim == 1:
         smallest = int(np.bincount(targets).min(initial=n))
         k = max(2, min(n_splits, smallest))

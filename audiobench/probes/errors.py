@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
+from audiobench.errors import UserError
 from audiobench.metrics.errors import InsufficientClassesError, InvalidEmbeddingsError
 
 __all__ = [
@@ -20,7 +21,7 @@ __all__ = [
 ]
 
 
-class MissingClassError(ValueError):
+class MissingClassError(UserError, ValueError):
     """A class appears in an evaluation split (validation, test, a fold) but not in training.
 
     A probe cannot predict a class it never saw, so the score of such a split would be capped
@@ -40,7 +41,7 @@ class MissingClassError(ValueError):
         self.split: str = split
 
 
-class GroupLeakError(ValueError):
+class GroupLeakError(UserError, ValueError):
     """A group (speaker, individual, recording session) has clips on both sides of a split.
 
     Attributes

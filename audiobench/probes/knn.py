@@ -7,7 +7,8 @@ lower class code). Neighbours are ranked by cosine similarity (default: the usua
 embeddings, insensitive to their scale) or euclidean distance.
 
 k comes from a fixed grid, chosen by accuracy (multi-label: micro-averaged average precision)
-on the validation split when one is given, else by seeded stratified inner cross-validation;
+on the validation split when one is given, else by seeded stratified inner cross-validation
+(group folds when ``fit`` is given groups: no speaker on both sides of an inner fold);
 ties go to the larger k (the smoother rule). A fixed ``k`` skips the search.
 """
 
@@ -200,7 +201,9 @@ class KNNProbe(Probe):
             scores = self._evaluate_grid(train, targets, queries, val_targets, ks)
         else:
             method = "inner_cv"
-            folds = inner_cv_folds(targets, n_splits=self.n_splits, seed=self.seed)
+            folds = inner_cv_folds(
+                targets, n_splits=self.n_splits, seed=self.seed, groups=self.fit_groups
+            )
             n_splits = len(folds)
             per_fold = np.array(
                 [

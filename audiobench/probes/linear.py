@@ -8,8 +8,9 @@ uses the multinomial (softmax) model; multi-label one binary model per class (on
 The inverse regularisation strength C comes from a fixed log-spaced grid, chosen by accuracy
 (multi-label: micro-averaged average precision) on the validation split when one is given,
 else by seeded stratified inner cross-validation on the training clips (the scaler is refitted
-inside each fold); ties go to the smaller C (the stronger regularisation). The chosen model is
-then fitted on the training clips. ``seed`` fixes the inner folds.
+inside each fold; group folds when ``fit`` is given groups: no speaker on both sides); ties
+go to the smaller C (the stronger regularisation). The chosen model is then fitted on the
+training clips. ``seed`` fixes the inner folds.
 
 Every fit minimises scikit-learn's ``LogisticRegression`` objective (lbfgs; ``tol``,
 ``max_iter``), computed by :mod:`audiobench.probes.logistic`. Two solvers:
@@ -407,7 +408,9 @@ class LinearProbe(Probe):
             design = self._design(inputs, val_inputs, device, keep_lift=True)
         else:
             method = "inner_cv"
-            folds = inner_cv_folds(targets, n_splits=self.n_splits, seed=self.seed)
+            folds = inner_cv_folds(
+                targets, n_splits=self.n_splits, seed=self.seed, groups=self.fit_groups
+            )
             n_splits = len(folds)
             fit_sets = [
                 _FitSet(

@@ -19,7 +19,8 @@ import torch
 from torch import nn
 
 from audiobench.probes.base import ProbeLevel
-from audiobench.probes.neural import Batches, Hyper, MultilabelLoss, TorchProbe
+from audiobench.probes.neural import Batches, TorchProbe
+from audiobench.probes.recipe import TrainingRecipe
 
 __all__ = ["MLPProbe"]
 
@@ -33,46 +34,30 @@ class MLPProbe(TorchProbe):
         Hidden units.
     dropout:
         Dropout on the hidden layer.
-    epochs, batch_size, lr, weight_decay, patience, early_stopping, standardise,
-    multilabel_loss, holdout, device, multilabel, seed:
-        See :class:`~audiobench.probes.neural.TorchProbe`.
+    recipe, device, multilabel, seed, **training:
+        See :class:`~audiobench.probes.neural.TorchProbe` (the recipe's fields:
+        :class:`~audiobench.probes.recipe.TrainingRecipe`).
     """
 
     name: ClassVar[str] = "mlp"
     level: ClassVar[ProbeLevel] = "vector"
+
+    default_recipe: ClassVar[TrainingRecipe] = TrainingRecipe(
+        epochs=50, batch_size=64, lr=(1e-3,), weight_decay=(1e-2,), patience=10
+    )
 
     def __init__(
         self,
         *,
         hidden_dim: int = 256,
         dropout: float = 0.1,
-        epochs: int = 50,
-        batch_size: int = 64,
-        lr: Hyper = 1e-3,
-        weight_decay: Hyper = 1e-2,
-        patience: int = 10,
-        early_stopping: bool = True,
-        standardise: bool = True,
-        multilabel_loss: MultilabelLoss = "binary_cross_entropy",
-        holdout: float = 0.2,
+        recipe: TrainingRecipe | None = None,
         device: str | torch.device | None = None,
         multilabel: bool = False,
         seed: int = 0,
+        **training: Any,
     ) -> None:
-        super().__init__(
-            epochs=epochs,
-            batch_size=batch_size,
-            lr=lr,
-            weight_decay=weight_decay,
-            patience=patience,
-            early_stopping=early_stopping,
-            standardise=standardise,
-            multilabel_loss=multilabel_loss,
-            holdout=holdout,
-            device=device,
-            multilabel=multilabel,
-            seed=seed,
-        )
+        super().__init__(recipe=recipe, device=device, multilabel=multilabel, seed=seed, **training)
         if hidden_dim < 1 or not 0 <= dropout < 1:
             raise ValueError(
                 f"need hidden_dim >= 1 and 0 <= dropout < 1, got {hidden_dim}, {dropout}"
@@ -80,7 +65,7 @@ class MLPProbe(TorchProbe):
         self.hidden_dim = int(hidden_dim)
         self.dropout = float(dropout)
 
-    def _build(self, train: Batches, targets: np.ndarray, n_classes: int) -> nn.Module:
+    def _build(self, train: Batches, targets: np.ndarray, n_classes: int, seed: int) -> nn.Module:
         return nn.Sequential(
             nn.Linear(train.n_features, self.hidden_dim),
             nn.GELU(),

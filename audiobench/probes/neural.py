@@ -1,6 +1,8 @@
 """Shared machinery of the neural probes (MLP, attentive pooling, binarised prototypes).
 
-One training recipe for all of them, so their results differ by architecture only:
+One training recipe for all of them (:class:`~audiobench.probes.recipe.TrainingRecipe`, each
+class's defaults in :attr:`TorchProbe.default_recipe`), so their results differ by
+architecture only:
 
 - inputs standardised with the training statistics (per feature; for frame sequences over all
   training frames), because embeddings from different models differ in scale by orders of
@@ -17,8 +19,11 @@ One training recipe for all of them, so their results differ by architecture onl
 ``lr`` and ``weight_decay`` may be grids (sequences): every combination is trained and the one
 with the best accuracy (multi-label: macro mAP over the classes with a positive) on the
 validation split is kept; without a validation split, a seeded part of the training clips
-(``holdout``, stratified by class) scores them and the chosen combination is then trained on
-all training clips. Ties go to the earlier grid point.
+(``holdout``, stratified by class; whole groups when ``fit`` is given groups) scores them and
+the chosen combination is then trained on all training clips. Ties go to the earlier grid
+point. With a ``search`` in the recipe, the probing paper's search
+(:mod:`audiobench.probes.search`) chooses them instead, on the same validation or held-out
+clips.
 
 Determinism: the whole fit runs under :func:`torch.random.fork_rng` seeded with ``seed``
 (initialisation and dropout), so the same inputs and seed give identical scores on CPU, and
@@ -31,10 +36,10 @@ import copy
 import math
 import warnings
 from abc import abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -42,14 +47,19 @@ from torch import nn
 from torch.nn import functional as F
 
 from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
-from audiobench.probes.base import Inputs, Probe, ProgressCounter, select_best, subset
+from audiobench.probes.base import (
+    Inputs,
+    Probe,
+    ProgressCounter,
+    select_best,
+    subset,
+)
 from audiobench.probes.losses import ASL_DEFAULTS, asymmetric_loss
+from audiobench.probes.recipe import TrainingRecipe
+from audiobench.probes.search import EpochReport, PaperSearch, require_optuna, run_search
+from audiobench.probes.splits import group_codes, group_folds
 
-__all__ = ["Batches", "TorchProbe", "holdout_split", "pad_sequences"]
-
-#: ``lr`` or ``weight_decay``: one value, or a grid to choose from.
-Hyper = float | Sequence[float]
-MultilabelLoss = Literal["binary_cross_entropy", "asymmetric"]
+__all__ = ["Batches", "TorchProbe", "TrainingRecipe", "holdout_split", "pad_sequences"]
 
 
 def pad_sequences(
@@ -122,14 +132,39 @@ def seeded(seed: int, device: torch.device) -> Iterator[None]:
         yield
 
 
-def holdout_split(targets: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def holdout_split(
+    targets: np.ndarray,
+    fraction: float,
+    seed: int,
+    *,
+    groups: Sequence[Hashable] | np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Seeded ``(train, held_out)`` indices: ``fraction`` of the clips held out, stratified by
-    class for multi-class targets (when every class has two clips), shuffled otherwise."""
+    class for multi-class targets (when every class has two clips), shuffled otherwise.
+
+    With ``groups`` (one per clip), whole groups are held out, so that no group is on both
+    sides: one fold of a ``round(1 / fraction)``-fold group K-fold (fewer folds when there are
+    fewer groups), stratified by class for multi-class targets as far as the groups allow.
+    ``ValueError`` when there are fewer than 2 groups.
+    """
     from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 
     n = int(targets.shape[0])
-    n_held = max(1, min(n - 1, round(fraction * n)))
     zeros = np.zeros(n)
+    if groups is not None:
+        codes = group_codes(groups, n)
+        n_groups = int(codes.max(initial=-1)) + 1
+        if n_groups < 2:
+            raise ValueError(
+                "choosing hyper-parameters without a validation split needs training clips "
+                f"from at least 2 groups (the held-out part takes whole groups), got "
+                f"{n_groups}; give the data a validation split, or fix the values "
+                "(probe_params, e.g. {'mlp': {'lr': 0.001, 'weight_decay': 0.01}})"
+            )
+        k = min(max(2, round(1 / fraction)), n_groups)
+        train, held = group_folds(targets, codes, k, seed, targets.ndim == 2)[0]
+        return np.sort(train), np.sort(held)
+    n_held = max(1, min(n - 1, round(fraction * n)))
     if targets.ndim == 1 and np.bincount(targets).min(initial=n) >= 2:
         try:
             stratified = StratifiedShuffleSplit(n_splits=1, test_size=n_held, random_state=seed)
@@ -156,30 +191,20 @@ class TorchProbe(Probe):
 
     Parameters
     ----------
-    epochs:
-        Maximum number of passes over the training clips (the exact number without early
-        stopping).
-    batch_size:
-        Clips per optimisation step.
-    lr:
-        Peak learning rate of AdamW (decays to 0 along a cosine), or a grid of them.
-    weight_decay:
-        AdamW's decoupled weight decay, or a grid.
-    patience:
-        With early stopping: epochs without a lower validation loss before stopping.
-    early_stopping:
-        Stop on the validation loss when a validation split is given (else: fixed epochs).
-    standardise:
-        Standardise inputs with the training statistics (else: the raw embeddings).
-    multilabel_loss:
-        ``"binary_cross_entropy"`` or ``"asymmetric"`` (:mod:`audiobench.probes.losses`).
-    holdout:
-        With a grid and no validation split: the fraction of training clips that scores it.
+    recipe:
+        How the model is trained (:class:`~audiobench.probes.recipe.TrainingRecipe`);
+        ``None``: the class's :attr:`default_recipe`.
     device:
         Torch device (``None``: CPU).
     multilabel, seed:
         See :class:`Probe`.
+    **training:
+        Fields of the recipe to replace (``epochs=30``, ``lr=(1e-4, 1e-3)``); an unknown
+        name is a ``ValueError`` listing the fields.
     """
+
+    #: The recipe a probe of this class is trained with unless told otherwise.
+    default_recipe: ClassVar[TrainingRecipe]
 
     #: Clips per forward pass at prediction time for vector inputs (token-level probes use
     #: ``batch_size``: a padded batch of long sequences is large).
@@ -188,46 +213,17 @@ class TorchProbe(Probe):
     def __init__(
         self,
         *,
-        epochs: int,
-        batch_size: int,
-        lr: Hyper,
-        weight_decay: Hyper,
-        patience: int,
-        early_stopping: bool = True,
-        standardise: bool = True,
-        multilabel_loss: MultilabelLoss = "binary_cross_entropy",
-        holdout: float = 0.2,
+        recipe: TrainingRecipe | None = None,
         device: str | torch.device | None = None,
         multilabel: bool = False,
         seed: int = 0,
+        **training: Any,
     ) -> None:
         super().__init__(multilabel=multilabel, seed=seed)
-        for label, value in (("epochs", epochs), ("batch_size", batch_size)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{label} must be a positive integer, got {value!r}")
-        self.lr_grid = _grid(lr, "lr")
-        self.weight_decay_grid = _grid(weight_decay, "weight_decay")
-        if not all(v > 0 for v in self.lr_grid) or min(self.weight_decay_grid) < 0 or patience < 1:
-            raise ValueError(
-                f"need lr > 0, weight_decay >= 0 and patience >= 1, "
-                f"got {lr}, {weight_decay}, {patience}"
-            )
-        if multilabel_loss not in ("binary_cross_entropy", "asymmetric"):
-            raise ValueError(
-                f"multilabel_loss must be 'binary_cross_entropy' or 'asymmetric', "
-                f"got {multilabel_loss!r}"
-            )
-        if not 0 < holdout < 1:
-            raise ValueError(f"holdout must lie in (0, 1), got {holdout}")
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr: float | tuple[float, ...] = _one_or_grid(self.lr_grid)
-        self.weight_decay: float | tuple[float, ...] = _one_or_grid(self.weight_decay_grid)
-        self.patience = int(patience)
-        self.early_stopping = bool(early_stopping)
-        self.standardise = bool(standardise)
-        self.multilabel_loss: MultilabelLoss = multilabel_loss
-        self.holdout = float(holdout)
+        base = self.default_recipe if recipe is None else recipe
+        self.recipe: TrainingRecipe = base.with_overrides(type(self).__name__, training)
+        if self.recipe.search is not None:
+            require_optuna()  # before any training, not after the first split
         self.device = device
         self._module: nn.Module | None = None
         self._mean: np.ndarray | None = None
@@ -253,8 +249,9 @@ class TorchProbe(Probe):
     # ------------------------------------------------------------------ subclass hooks
 
     @abstractmethod
-    def _build(self, train: Batches, targets: np.ndarray, n_classes: int) -> nn.Module:
-        """The untrained module (called under the seeded random state)."""
+    def _build(self, train: Batches, targets: np.ndarray, n_classes: int, seed: int) -> nn.Module:
+        """The untrained module (called under the random state seeded with ``seed``, which
+        also seeds any other random choice of the build)."""
 
     @abstractmethod
     def _architecture(self) -> dict[str, Any]:
@@ -265,7 +262,7 @@ class TorchProbe(Probe):
     def _loss(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         if not self.multilabel:
             return F.cross_entropy(logits, targets)
-        if self.multilabel_loss == "asymmetric":
+        if self.recipe.multilabel_loss == "asymmetric":
             return asymmetric_loss(logits, targets)
         return F.binary_cross_entropy_with_logits(logits, targets)
 
@@ -290,7 +287,9 @@ class TorchProbe(Probe):
         return mean.astype(np.float32), std.astype(np.float32)
 
     def _logits(self, module: nn.Module, data: Batches) -> torch.Tensor:
-        step = self.vector_predict_batch_size if data.vectors is not None else self.batch_size
+        step = (
+            self.vector_predict_batch_size if data.vectors is not None else self.recipe.batch_size
+        )
         parts = []
         for start in range(0, len(data), step):
             stop = min(start + step, len(data))
@@ -308,10 +307,20 @@ class TorchProbe(Probe):
         epochs: int,
         report: ProgressCounter,
         label: str,
+        *,
+        seed: int | None = None,
+        scored: tuple[Inputs, np.ndarray] | None = None,
+        on_epoch: EpochReport | None = None,
     ) -> _Trained:
-        """Train one model; with ``validation``, stop early on its loss (best epoch kept)."""
+        """Train one model; with ``validation``, stop early on its loss (best epoch kept).
+
+        ``seed`` replaces the probe's own (a search's re-evaluations); with ``on_epoch``, the
+        model's selection score on ``scored`` is handed to it after every epoch.
+        """
+        seed = self.seed if seed is None else seed
+        batch_size = self.recipe.batch_size
         device = resolve_device(self.device)
-        mean, std = self._statistics(inputs) if self.standardise else (None, None)
+        mean, std = self._statistics(inputs) if self.recipe.standardise else (None, None)
         train = Batches(inputs, mean, std, device)
         target_tensor = torch.from_numpy(targets).to(device)
         val_data = val_targets = None
@@ -319,25 +328,25 @@ class TorchProbe(Probe):
             val_data = Batches(validation[0], mean, std, device)
             val_targets = torch.from_numpy(validation[1]).to(device)
         n = len(train)
-        steps_per_epoch = math.ceil(n / self.batch_size)
+        steps_per_epoch = math.ceil(n / batch_size)
         total_steps = epochs * steps_per_epoch
         history: dict[str, Any] = {"train_loss": [], "validation_loss": []}
-        with seeded(self.seed, device):
-            module = self._build(train, targets, n_classes).to(device)
+        with seeded(seed, device):
+            module = self._build(train, targets, n_classes, seed).to(device)
             optimiser = torch.optim.AdamW(
                 module.parameters(), lr=lr, weight_decay=weight_decay, foreach=True
             )
             schedule = torch.optim.lr_scheduler.LambdaLR(
                 optimiser, lambda step: 0.5 * (1.0 + math.cos(math.pi * step / total_steps))
             )
-            generator = torch.Generator().manual_seed(self.seed)
+            generator = torch.Generator().manual_seed(seed)
             best_loss, best_epoch, best_state, stale = math.inf, 0, None, 0
             for epoch in range(1, epochs + 1):
                 module.train()
                 order = torch.randperm(n, generator=generator)
                 total = 0.0
-                for start in range(0, n, self.batch_size):
-                    index = order[start : start + self.batch_size]
+                for start in range(0, n, batch_size):
+                    index = order[start : start + batch_size]
                     loss = self._loss(module(*train.batch(index)), target_tensor[index.to(device)])
                     optimiser.zero_grad(set_to_none=True)
                     loss.backward()  # type: ignore[no-untyped-call]
@@ -346,6 +355,9 @@ class TorchProbe(Probe):
                     total += float(loss.detach()) * len(index)
                 history["train_loss"].append(total / n)
                 report(f"{label}epoch {epoch}/{epochs}", score=total / n, metric="train_loss")
+                if on_epoch is not None and scored is not None:
+                    module.eval()
+                    on_epoch(epoch, self._grid_score(_Trained(module, mean, std, {}), scored))
                 if val_data is None:
                     continue
                 module.eval()
@@ -358,7 +370,7 @@ class TorchProbe(Probe):
                     best_state = copy.deepcopy(module.state_dict())
                 else:
                     stale += 1
-                    if stale >= self.patience:
+                    if stale >= self.recipe.patience:
                         break
             if best_state is not None:
                 module.load_state_dict(best_state)
@@ -398,34 +410,32 @@ class TorchProbe(Probe):
         n_classes: int,
         validation: tuple[Inputs, np.ndarray] | None,
     ) -> None:
-        grid = [(lr, wd) for lr in self.lr_grid for wd in self.weight_decay_grid]
+        recipe = self.recipe
         self._selection = None
+        if recipe.search is not None:
+            self._fit_search(recipe.search, inputs, targets, n_classes, validation)
+            return
+        grid = recipe.grid
         if len(grid) == 1:
-            report = self._progress_counter(self.epochs)
-            (lr, wd), stopping = grid[0], validation if self.early_stopping else None
+            report = self._progress_counter(recipe.epochs)
+            (lr, wd), stopping = grid[0], validation if recipe.early_stopping else None
             final = self._train_model(
-                inputs, targets, n_classes, stopping, lr, wd, self.epochs, report, ""
+                inputs, targets, n_classes, stopping, lr, wd, recipe.epochs, report, ""
             )
             self._adopt(final, lr, wd)
             return
-        if validation is not None:
-            method, search, held = "validation", (inputs, targets), validation
-        else:
-            method = "holdout"
-            kept, out = holdout_split(targets, self.holdout, self.seed)
-            search = (subset(inputs, kept), targets[kept])
-            held = (subset(inputs, out), targets[out])
-        report = self._progress_counter(self.epochs * (len(grid) + int(method == "holdout")))
+        method, search, held = self._selection_data(inputs, targets, validation)
+        report = self._progress_counter(recipe.epochs * (len(grid) + int(method == "holdout")))
         results: list[tuple[float, _Trained]] = []
         for lr, wd in grid:
             trained = self._train_model(
                 search[0],
                 search[1],
                 n_classes,
-                held if self.early_stopping else None,
+                held if recipe.early_stopping else None,
                 lr,
                 wd,
-                self.epochs,
+                recipe.epochs,
                 report,
                 f"lr={lr:g}, weight_decay={wd:g}, ",
             )
@@ -433,16 +443,12 @@ class TorchProbe(Probe):
         scores = [score for score, _ in results]
         best = select_best(list(range(len(grid))), scores, prefer="first")
         lr, wd = grid[best]
-        final = results[best][1]
-        if method == "holdout":  # the chosen values, trained on every training clip
-            epochs = final.history["best_epoch"] if self.early_stopping else self.epochs
-            final = self._train_model(
-                inputs, targets, n_classes, None, lr, wd, epochs, report, "final fit, "
-            )
+        final = self._refit(method, results[best][1], inputs, targets, n_classes, lr, wd, report)
         self._selection = {
             "method": method,
             "metric": "map" if self.multilabel else "accuracy",
-            "holdout": self.holdout if method == "holdout" else None,
+            "holdout": recipe.holdout if method == "holdout" else None,
+            **self._holdout_groups(method),
             "scores": [
                 {
                     "lr": lr_,
@@ -455,6 +461,94 @@ class TorchProbe(Probe):
             "tie_break": "earlier grid point (lr, then weight_decay, ascending)",
         }
         self._adopt(final, lr, wd)
+
+    def _selection_data(
+        self, inputs: Inputs, targets: np.ndarray, validation: tuple[Inputs, np.ndarray] | None
+    ) -> tuple[str, tuple[Inputs, np.ndarray], tuple[Inputs, np.ndarray]]:
+        """``(method, training part, scoring part)`` of a choice among hyper-parameters: the
+        validation split when given, else a seeded holdout of the training clips (whole groups
+        when the fit has groups)."""
+        if validation is not None:
+            return "validation", (inputs, targets), validation
+        kept, out = holdout_split(targets, self.recipe.holdout, self.seed, groups=self.fit_groups)
+        return "holdout", (subset(inputs, kept), targets[kept]), (subset(inputs, out), targets[out])
+
+    def _holdout_groups(self, method: str) -> dict[str, Any]:
+        """``{"grouped": True}`` when the holdout was cut along groups (else nothing)."""
+        return {"grouped": True} if method == "holdout" and self.fit_groups is not None else {}
+
+    def _refit(
+        self,
+        method: str,
+        chosen: _Trained,
+        inputs: Inputs,
+        targets: np.ndarray,
+        n_classes: int,
+        lr: float,
+        wd: float,
+        report: ProgressCounter,
+    ) -> _Trained:
+        """The model to keep: ``chosen`` (trained on the training clips), or after a holdout
+        the chosen values trained again on every training clip."""
+        if method != "holdout":
+            return chosen
+        recipe = self.recipe
+        epochs = chosen.history["best_epoch"] if recipe.early_stopping else recipe.epochs
+        return self._train_model(
+            inputs, targets, n_classes, None, lr, wd, epochs, report, "final fit, "
+        )
+
+    def _fit_search(
+        self,
+        spec: PaperSearch,
+        inputs: Inputs,
+        targets: np.ndarray,
+        n_classes: int,
+        validation: tuple[Inputs, np.ndarray] | None,
+    ) -> None:
+        """The paper's search (:mod:`audiobench.probes.search`) instead of the grid."""
+        recipe = self.recipe
+        method, search, held = self._selection_data(inputs, targets, validation)
+        runs = spec.trials + spec.top_k * (spec.seeds - 1) + int(method == "holdout")
+        report = self._progress_counter(recipe.epochs * runs)
+        stopping = held if recipe.early_stopping else None
+
+        def train(
+            lr: float, wd: float, seed: int, on_epoch: EpochReport | None
+        ) -> tuple[float, int, _Trained]:
+            trained = self._train_model(
+                search[0],
+                search[1],
+                n_classes,
+                stopping,
+                lr,
+                wd,
+                recipe.epochs,
+                report,
+                f"lr={lr:.3g}, weight_decay={wd:.3g}, seed {seed}, ",
+                seed=seed,
+                scored=held,
+                on_epoch=on_epoch,
+            )
+            return self._grid_score(trained, held), trained.history["epochs_run"], trained
+
+        outcome = run_search(spec, train, seed=self.seed)
+        lr, wd = outcome.lr, outcome.weight_decay
+        final = self._refit(method, outcome.trained, inputs, targets, n_classes, lr, wd, report)
+        self._selection = {
+            **outcome.record,
+            "metric": "map" if self.multilabel else "accuracy",
+            "validation": method,
+            "holdout": recipe.holdout if method == "holdout" else None,
+            **self._holdout_groups(method),
+        }
+        self._adopt(final, lr, wd)
+
+    def fixed_choice(self) -> dict[str, Any]:
+        """Keyword arguments that train another probe (another seed) with this fit's chosen
+        learning rate and weight decay, without searching again."""
+        chosen = self.chosen_
+        return {"lr": chosen["lr"], "weight_decay": chosen["weight_decay"], "search": None}
 
     def _adopt(self, trained: _Trained, lr: float, weight_decay: float) -> None:
         self._module, self._mean, self._std = trained.module, trained.mean, trained.std
@@ -474,25 +568,23 @@ class TorchProbe(Probe):
         return self._scores(_Trained(self._module, self._mean, self._std, self._history), inputs)
 
     def _config(self) -> dict[str, Any]:
+        recipe = self.recipe
         searched = self._selection is not None
         loss = "cross_entropy"
         if self.multilabel:
-            loss = self.multilabel_loss
+            loss = recipe.multilabel_loss
+        lrs, decays = recipe.lr, recipe.weight_decay
         params: dict[str, Any] = {
             **self._architecture(),
             "optimizer": "AdamW",
             "schedule": "cosine",
-            "lr": list(self.lr_grid) if len(self.lr_grid) > 1 else self.lr_grid[0],
-            "weight_decay": (
-                list(self.weight_decay_grid)
-                if len(self.weight_decay_grid) > 1
-                else self.weight_decay_grid[0]
-            ),
-            "epochs": self.epochs,
-            "batch_size": self.batch_size,
-            "patience": self.patience,
-            "early_stopping": self.early_stopping,
-            "standardise": self.standardise,
+            "lr": list(lrs) if len(lrs) > 1 else lrs[0],
+            "weight_decay": list(decays) if len(decays) > 1 else decays[0],
+            "epochs": recipe.epochs,
+            "batch_size": recipe.batch_size,
+            "patience": recipe.patience,
+            "early_stopping": recipe.early_stopping,
+            "standardise": recipe.standardise,
             "loss": loss,
         }
         if loss == "asymmetric":
@@ -503,8 +595,12 @@ class TorchProbe(Probe):
                 "margin": margin,
             }
         grid: dict[str, Any] = {}
-        if len(self.lr_grid) > 1 or len(self.weight_decay_grid) > 1:
-            grid = {"lr": list(self.lr_grid), "weight_decay": list(self.weight_decay_grid)}
+        if recipe.search is not None:
+            del params["lr"], params["weight_decay"]  # the search's ranges replace them
+            params["search"] = recipe.search.model_dump(mode="json")
+            grid = {"search": "paper", **params["search"]}
+        elif len(lrs) > 1 or len(decays) > 1:
+            grid = {"lr": list(lrs), "weight_decay": list(decays)}
         chosen: dict[str, Any] | None = None
         if self._history is not None:
             chosen = {"epochs": self._history["best_epoch"]}
@@ -514,16 +610,3 @@ class TorchProbe(Probe):
         if searched and self._selection is not None:
             selection = {**self._selection, "training": self._history}
         return {"params": params, "grid": grid, "selection": selection, "chosen": chosen}
-
-
-def _grid(value: Hyper, what: str) -> tuple[float, ...]:
-    """One value or a non-empty sequence of them, as a tuple of floats (order kept)."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return (float(value),)
-    if isinstance(value, str | bytes) or not isinstance(value, Sequence) or not value:
-        raise ValueError(f"{what} must be a number or a non-empty sequence of numbers")
-    return tuple(float(v) for v in value)
-
-
-def _one_or_grid(values: tuple[float, ...]) -> float | tuple[float, ...]:
-    return values[0] if len(values) == 1 else values

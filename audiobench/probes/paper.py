@@ -22,43 +22,77 @@ stand for the audio. An encoder declares what else its output holds (:class:`Mod
   left out, the kept ones stay in the grid's order. A clip that fills the window keeps them
   all.
 
-The recipe (:func:`paper_params`, the family's ``token_protocol="paper"``):
+The recipe (:func:`paper_params`, the family's ``token_protocol="paper"``), from the paper's
+appendix D.4 and its Table 10:
 
 - raw frozen tokens: no standardisation, so protobin's cosine similarities compare the
   prototypes with the tokens as the encoder gives them (per-feature centring would move every
   token by the same vector and change every angle);
-- multi-label: the asymmetric loss with ASL's recommended ``γ+ = 0``, ``γ- = 4``, margin
-  ``0.05`` (Ridnik et al. 2021; :mod:`audiobench.probes.losses`) -- the paper's own values are
-  not recorded in this repository, so these defaults stand in; multi-class: cross-entropy;
-- AdamW with a cosine schedule over 30 epochs, batches of 128, no early stopping;
-- a small learning-rate × weight-decay grid (:data:`PAPER_GRIDS`) chosen on the validation
-  split's mAP (multi-class: accuracy), or on a seeded 20 % of the training clips when the task
-  has no validation split (then retrained on all of them). The grid is ours, chosen within the
-  usual ranges for these probes (the paper's search ranges are not recorded here); a task or a
-  run may replace it through ``probe_params``;
+- multi-label: the asymmetric loss; the paper gives no constants for it, so ASL's recommended
+  ``γ+ = 0``, ``γ- = 4``, margin ``0.05`` (Ridnik et al. 2021; :mod:`audiobench.probes.losses`)
+  stand in; multi-class: cross-entropy;
+- AdamW with a cosine schedule over 30 epochs, batches of 128, no early stopping; protobin with
+  20 prototypes per class, its prototypes trained at the global learning rate (one parameter
+  group);
+- the learning rate and weight decay chosen on the validation split's mAP (multi-class:
+  accuracy), or on a seeded 20 % of the training clips (whole groups for a grouped task) when
+  the task has no validation split (then retrained on all of them), within the paper's ranges
+  (:data:`PAPER_RANGES`): learning rate in [1e-4, 7e-3] for the attentive probe, [2e-3, 8e-2]
+  for protobin, weight decay in [1e-5, 5e-4] for both, log-uniform. Two ways
+  (``search``):
+
+  - ``"grid"`` (default): a 2 × 2 grid inside those ranges (:data:`PAPER_GRIDS`), 4 fits per
+    split and seed: cheap, and the way to compare models under one small budget;
+  - ``"paper"``: the paper's own search (:mod:`audiobench.probes.search`): 50 trials per
+    (model, task, probe), 25 from a Sobol sequence then 25 by TPE, under successive halving on
+    the validation score, the 3 best re-trained with 5 seeds and the best mean kept; needs
+    Optuna (``pip install 'audiobench[search]'``). ``trials`` sets the budget (half of it
+    Sobol).
+
+  On a cross-validated task the paper designates one fold a priori as the validation fold:
+  under ``"paper"``, the split testing fold ``i`` validates on the next fold and trains on
+  the others (:func:`~audiobench.probes.splits.with_validation_folds`); the grid keeps the
+  20 % held out of the training folds. A task or a run may replace any of it through
+  ``probe_params``;
 - the attentive probe at the model's full width (``dim`` = the token width);
-- :data:`PAPER_SEEDS` seeds, reported as mean ± standard deviation.
+- :data:`PAPER_SEEDS` seeds, reported as mean ± standard deviation; the first chooses the
+  hyper-parameters, every seed trains and tests with them.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import numpy as np
 
 if TYPE_CHECKING:
     from audiobench.encoder import PatchGrid
 
-__all__ = ["PAPER_GRIDS", "PAPER_SEEDS", "paper_params", "token_map", "valid_frames"]
+__all__ = [
+    "PAPER_GRIDS",
+    "PAPER_PROTOTYPES",
+    "PAPER_RANGES",
+    "PAPER_SEEDS",
+    "paper_params",
+    "token_map",
+    "valid_frames",
+]
 
 #: Seeds per token probe under the paper protocol (mean ± std over them).
 PAPER_SEEDS: Final[int] = 5
 
-#: Learning rates and weight decays searched per token probe under the paper protocol.
+#: The paper's search ranges (appendix D.4, Table 10): ``(low, high)``, log-uniform.
+PAPER_RANGES: Final[dict[str, dict[str, tuple[float, float]]]] = {
+    "attentive": {"lr": (1e-4, 7e-3), "weight_decay": (1e-5, 5e-4)},
+    "protobin": {"lr": (2e-3, 8e-2), "weight_decay": (1e-5, 5e-4)},
+}
+
+#: The default search's grid per token probe: two learning rates and two weight decays a
+#: decade apart inside :data:`PAPER_RANGES` (a test keeps them inside).
 PAPER_GRIDS: Final[dict[str, dict[str, tuple[float, ...]]]] = {
-    "attentive": {"lr": (1e-4, 1e-3), "weight_decay": (1e-2, 5e-2)},
-    "protobin": {"lr": (3e-3, 3e-2), "weight_decay": (1e-4, 1e-3)},
+    "attentive": {"lr": (1e-4, 1e-3), "weight_decay": (5e-5, 5e-4)},
+    "protobin": {"lr": (3e-3, 3e-2), "weight_decay": (5e-5, 5e-4)},
 }
 
 #: The training recipe shared by both token probes under the paper protocol.
@@ -69,16 +103,38 @@ _RECIPE: Final[dict[str, Any]] = {
     "standardise": False,
 }
 
+#: Prototypes per class of protobin (the paper: 20).
+PAPER_PROTOTYPES: Final[int] = 20
 
-def paper_params(name: str, *, multilabel: bool) -> dict[str, Any]:
-    """Keyword arguments of token probe ``name`` under the paper protocol."""
+
+def paper_params(
+    name: str,
+    *,
+    multilabel: bool,
+    search: Literal["grid", "paper"] = "grid",
+    trials: int = 50,
+) -> dict[str, Any]:
+    """Keyword arguments of token probe ``name`` under the paper protocol.
+
+    ``search="grid"``: the grid :data:`PAPER_GRIDS`; ``"paper"``: the paper's search over
+    :data:`PAPER_RANGES` with ``trials`` trials (:class:`~audiobench.probes.search.PaperSearch`,
+    which needs Optuna).
+    """
     if name not in PAPER_GRIDS:
         raise ValueError(f"the paper protocol covers the token probes {list(PAPER_GRIDS)}")
+    if search not in ("grid", "paper"):
+        raise ValueError(f"search must be 'grid' or 'paper', got {search!r}")
     params: dict[str, Any] = {**_RECIPE, **PAPER_GRIDS[name]}
+    if search == "paper":
+        from audiobench.probes.search import PaperSearch
+
+        params["search"] = PaperSearch(**PAPER_RANGES[name], trials=trials)
     if multilabel:
         params["multilabel_loss"] = "asymmetric"
     if name == "attentive":
         params["dim"] = None  # the model's full width
+    else:
+        params["prototypes_per_class"] = PAPER_PROTOTYPES
     return params
 
 

@@ -38,7 +38,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from audiobench.probes.base import ProbeLevel
-from audiobench.probes.neural import Batches, Hyper, MultilabelLoss, TorchProbe
+from audiobench.probes.neural import Batches, TorchProbe
+from audiobench.probes.recipe import TrainingRecipe
 
 __all__ = ["ProtoBinPooling", "ProtoBinProbe", "binarise"]
 
@@ -82,58 +83,42 @@ class ProtoBinProbe(TorchProbe):
     ----------
     prototypes_per_class:
         J; the probe learns J·C prototypes shared by all classes.
-    epochs, batch_size, lr, weight_decay, patience, early_stopping, standardise,
-    multilabel_loss, holdout, device, multilabel, seed:
-        See :class:`~audiobench.probes.neural.TorchProbe`.
+    recipe, device, multilabel, seed, **training:
+        See :class:`~audiobench.probes.neural.TorchProbe` (the recipe's fields:
+        :class:`~audiobench.probes.recipe.TrainingRecipe`).
     """
 
     name: ClassVar[str] = "protobin"
     level: ClassVar[ProbeLevel] = "token"
 
+    default_recipe: ClassVar[TrainingRecipe] = TrainingRecipe(
+        epochs=30, batch_size=32, lr=(3e-2,), weight_decay=(1e-4,), patience=8
+    )
+
     def __init__(
         self,
         *,
         prototypes_per_class: int = 20,
-        epochs: int = 30,
-        batch_size: int = 32,
-        lr: Hyper = 3e-2,
-        weight_decay: Hyper = 1e-4,
-        patience: int = 8,
-        early_stopping: bool = True,
-        standardise: bool = True,
-        multilabel_loss: MultilabelLoss = "binary_cross_entropy",
-        holdout: float = 0.2,
+        recipe: TrainingRecipe | None = None,
         device: str | torch.device | None = None,
         multilabel: bool = False,
         seed: int = 0,
+        **training: Any,
     ) -> None:
-        super().__init__(
-            epochs=epochs,
-            batch_size=batch_size,
-            lr=lr,
-            weight_decay=weight_decay,
-            patience=patience,
-            early_stopping=early_stopping,
-            standardise=standardise,
-            multilabel_loss=multilabel_loss,
-            holdout=holdout,
-            device=device,
-            multilabel=multilabel,
-            seed=seed,
-        )
+        super().__init__(recipe=recipe, device=device, multilabel=multilabel, seed=seed, **training)
         if prototypes_per_class < 1:
             raise ValueError(f"prototypes_per_class must be positive, got {prototypes_per_class}")
         self.prototypes_per_class = int(prototypes_per_class)
 
     def _initial_prototypes(
-        self, train: Batches, targets: np.ndarray, n_classes: int
+        self, train: Batches, targets: np.ndarray, n_classes: int, seed: int
     ) -> torch.Tensor:
         """J (standardised) frames drawn from clips of each class, scaled into [-1, 1].
 
         A class without a training clip (the training part of a hyper-parameter search may
         miss a rare one) draws from all clips.
         """
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(seed)
         rows = []
         for code in range(n_classes):
             members = np.flatnonzero(targets[:, code] > 0 if targets.ndim == 2 else targets == code)
@@ -147,8 +132,8 @@ class ProtoBinProbe(TorchProbe):
         scale = init.abs().amax(dim=1, keepdim=True).clamp_min(1e-6)
         return init / scale
 
-    def _build(self, train: Batches, targets: np.ndarray, n_classes: int) -> nn.Module:
-        init = self._initial_prototypes(train, targets, n_classes)
+    def _build(self, train: Batches, targets: np.ndarray, n_classes: int, seed: int) -> nn.Module:
+        init = self._initial_prototypes(train, targets, n_classes, seed)
         return ProtoBinPooling(int(init.shape[1]), n_classes, init)
 
     def _architecture(self) -> dict[str, Any]:
@@ -156,6 +141,6 @@ class ProtoBinProbe(TorchProbe):
             "architecture": "binary-prototypes(sign, straight-through)-cosine-max-linear",
             "prototypes_per_class": self.prototypes_per_class,
             "prototype_init": (
-                "standardised training frames" if self.standardise else "raw training frames"
+                "standardised training frames" if self.recipe.standardise else "raw training frames"
             ),
         }

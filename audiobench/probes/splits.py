@@ -20,6 +20,7 @@ its parts (allowed there, and worth knowing).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,10 +35,13 @@ __all__ = [
     "Split",
     "check_split",
     "fold_splits",
+    "group_codes",
+    "group_folds",
     "grouped_folds",
     "grouped_split",
     "groups_in_several_parts",
     "split_from_labels",
+    "with_validation_folds",
 ]
 
 
@@ -307,6 +311,28 @@ def fold_splits(
     return splits
 
 
+def with_validation_folds(splits: Sequence[Split]) -> list[Split]:
+    """Leave-one-fold-out ``splits`` (:func:`fold_splits`) with a validation fold designated a
+    priori: for the split testing fold ``i``, the next fold in order (cyclically) validates
+    and the remaining folds train. Names and test parts stay; the splits need 3 folds or more.
+
+    The probing paper's selection for cross-validated datasets: hyper-parameters chosen on one
+    designated fold rather than on a random part of the training folds.
+    """
+    if len(splits) < 3:
+        raise ValueError(
+            f"a validation fold beside the test fold needs at least 3 folds, got {len(splits)}"
+        )
+    designated = []
+    for i, split in enumerate(splits):
+        validation = splits[(i + 1) % len(splits)].test
+        train = np.setdiff1d(split.train, validation, assume_unique=True)
+        designated.append(
+            Split(name=split.name, train=train, test=split.test, validation=validation)
+        )
+    return designated
+
+
 def groups_in_several_parts(split: Split, groups: Sequence[Hashable | None]) -> int | None:
     """How many groups have clips in more than one part of ``split`` (``groups``: one per
     clip, None for a clip without one); None when no clip has a group."""
@@ -318,38 +344,47 @@ def groups_in_several_parts(split: Split, groups: Sequence[Hashable | None]) -> 
     return sum(len(parts) > 1 for parts in parts_of.values()) if parts_of else None
 
 
-def _group_folds(
+def group_folds(
     labels: object,
-    group_codes: np.ndarray,
+    codes: np.ndarray,
     n_splits: int,
     seed: int,
     multilabel: bool,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Seeded group K-fold, stratified by class for multi-class labels."""
-    n_groups = int(np.unique(group_codes).size)
+    """Seeded group K-fold ``(train, test)`` positions, stratified by class for multi-class
+    labels as far as the groups allow (multi-label: by group only). The one group K-fold of the
+    package: outer splits (:func:`grouped_folds`, :func:`grouped_split`) and the probes' inner
+    selection (:func:`audiobench.probes.base.inner_cv_folds`, the neural probes' holdout).
+    """
+    n_groups = int(np.unique(codes).size)
     if n_groups < n_splits:
         raise ValueError(
             f"a grouped split into {n_splits} folds needs at least {n_splits} groups, "
             f"got {n_groups}"
         )
-    X = np.zeros((group_codes.size, 1))
+    X = np.zeros((codes.size, 1))
     if multilabel:
         splitter = GroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
-        folds = splitter.split(X, groups=group_codes)
+        folds = splitter.split(X, groups=codes)
     else:
         label_list = _as_list(labels, "label")
         label_codes = np.unique(np.asarray([str(v) for v in label_list]), return_inverse=True)[1]
         stratified = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
-        folds = stratified.split(X, label_codes, groups=group_codes)
+        with warnings.catch_warnings():
+            # A class with fewer groups than folds cannot sit in every fold: allowed.
+            warnings.simplefilter("ignore", UserWarning)
+            folds = list(stratified.split(X, label_codes, groups=codes))
     return [(train.astype(np.int64), test.astype(np.int64)) for train, test in folds]
 
 
-def _group_codes(groups: Sequence[Hashable] | np.ndarray, n: int) -> np.ndarray:
+def group_codes(groups: Sequence[Hashable] | np.ndarray, n: int, what: str = "clips") -> np.ndarray:
+    """One integer code per clip for ``groups`` (in order of first appearance), checked: one
+    group per clip of ``what``, none missing."""
     group_list = _as_list(groups, "group")
     if len(group_list) != n:
-        raise ValueError(f"got {len(group_list)} groups for {n} clips")
+        raise ValueError(f"got {len(group_list)} groups for {n} {what}")
     position: dict[Hashable, int] = {}
-    return np.asarray([position.setdefault(g, len(position)) for g in group_list])
+    return np.asarray([position.setdefault(g, len(position)) for g in group_list], dtype=np.int64)
 
 
 def _n_clips(labels: object, multilabel: bool) -> int:
@@ -380,8 +415,8 @@ def grouped_split(
             f"got {test_size}, {validation_size}"
         )
     n = _n_clips(labels, multilabel)
-    codes = _group_codes(groups, n)
-    train, test = _group_folds(labels, codes, max(2, round(1 / test_size)), seed, multilabel)[0]
+    codes = group_codes(groups, n)
+    train, test = group_folds(labels, codes, max(2, round(1 / test_size)), seed, multilabel)[0]
     validation = None
     if validation_size > 0:
         rest_labels = (
@@ -390,7 +425,7 @@ def grouped_split(
             else [_as_list(labels, "label")[i] for i in train]
         )
         k = max(2, round((1 - test_size) / validation_size))
-        inner_train, inner_val = _group_folds(rest_labels, codes[train], k, seed + 1, multilabel)[0]
+        inner_train, inner_val = group_folds(rest_labels, codes[train], k, seed + 1, multilabel)[0]
         train, validation = train[inner_train], train[inner_val]
     split = Split(name=name, train=train, test=test, validation=validation)
     check_split(split, labels, groups, multilabel=multilabel)
@@ -413,10 +448,10 @@ def grouped_folds(
     if n_splits < 2:
         raise ValueError(f"n_splits must be at least 2, got {n_splits}")
     n = _n_clips(labels, multilabel)
-    codes = _group_codes(groups, n)
+    codes = group_codes(groups, n)
     splits = [
         Split(name=f"group-fold-{i}", train=train, test=test)
-        for i, (train, test) in enumerate(_group_folds(labels, codes, n_splits, seed, multilabel))
+        for i, (train, test) in enumerate(group_folds(labels, codes, n_splits, seed, multilabel))
     ]
     for split in splits:
         check_split(split, labels, groups, multilabel=multilabel)

@@ -167,6 +167,10 @@ def test_score_problems_reject_bad_results() -> None:
     # ARI may be negative; V-measure may not.
     fine = json.loads(json.dumps(scores))
     fine["default"].update(ari=-0.2, v_measure=0.0)
+    # The means and spreads must stay those of the seeds' values (a report is consistent).
+    n_seeds = len(fine["default"]["per_seed"]["ari"])
+    fine["default"]["per_seed"].update(ari=[-0.2] * n_seeds, v_measure=[0.0] * n_seeds)
+    fine["default"]["std"].update(ari=0.0, v_measure=0.0)
     assert Plain.score_problems(fine) == []
 
 

@@ -92,7 +92,7 @@ def test_a_space_padded_column_name_is_an_error_naming_its_column(tmp_path: Path
         ("c1.wav,\u202eb", "column 2 \\('label'\\)", "U\\+202E \\(right-to-left override\\)"),
         ('c1.wav,"b\tc"', "column 2 \\('label'\\)", "U\\+0009"),
         ('c1.wav,"b\nc"', "column 2 \\('label'\\)", "U\\+000A"),
-        ("c1.wav\x07,b", "column 1 \\('file'\\)", "U\\+0007"),
+        ("c1.wav\x00,b", "column 1 \\('file'\\)", "U\\+0000"),
     ],
 )
 def test_an_invisible_character_in_a_key_cell_is_an_error_naming_line_and_column(

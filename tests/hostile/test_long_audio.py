@@ -122,3 +122,33 @@ def test_the_run_limit_is_an_option_recorded_in_the_run_identity(tmp_path: Path)
     assert unlimited.skipped == [] and unlimited.run is not None
     assert unlimited.run.max_clip_seconds is None
     assert unlimited.run.digest != limited.run.digest
+
+
+def test_no_limit_and_flatten_pooling_refuse_a_long_clip_before_scoring(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The budget counts what scoring really holds (48 bytes per element), not 12.
+
+    Five minutes of audio padded into every clip's flattened log-mel, 5 clips: 12.0 M
+    elements. On a machine of 512 MiB the old figure let it through (budget 22.4 M),
+    and scoring then needed about 0.5 GiB; the measured figure refuses it (5.6 M).
+    """
+    root = tone_folder(tmp_path / "d", n=4)
+    sf.write(root / "long.wav", np.zeros(30_000, dtype=np.float32), 100, subtype="PCM_16")
+    write_labels(root, ["c0.wav,a", "long.wav,a", "c1.wav,b", "c2.wav,a", "c3.wav,b"])
+    sizes = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": (512 << 20) // 4096}
+    monkeypatch.setattr(pooling.os, "sysconf", lambda name: sizes[name])
+    assert pooling.collate_budget() == (512 << 20) // 2 // 48
+    embedder = CachedEmbedder(LogMelEncoder(), None, max_clip_seconds=None)
+    with pytest.raises(
+        CollateTooLargeError,
+        match=r"padding 5 embeddings to the longest, clip 'long' \(18751×128; .* over the "
+        r"budget of 5,592,405; drop or shorten that clip, set --max-clip-seconds below its "
+        r"duration \(with --on-error skip it is then left out and recorded\), or use a "
+        r"pooling that does not keep time \(--pooling mean_time\)",
+    ):
+        embedder.embed(load_folder_clips(root), "no limit")
+    # The remedy it names: a limit below the clip's duration, with --on-error skip.
+    limited = CachedEmbedder(LogMelEncoder(), None, max_clip_seconds=60.0, on_error="skip")
+    kept, _ = limited.embed(load_folder_clips(root), "limited")
+    assert [c.id for c in kept] == ["c0", "c1", "c2", "c3"]

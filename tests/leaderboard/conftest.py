@@ -12,6 +12,7 @@ tasks for a few models, and one clustering task in a benchmark and one in none.
 from __future__ import annotations
 
 import io
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -166,6 +167,7 @@ def hand_made_result(
     """
     from audiobench import registry
     from audiobench.results import (
+        PINNED_REVISION,
         CacheStats,
         DatasetIdentity,
         Environment,
@@ -205,7 +207,9 @@ def hand_made_result(
                 source=source.path,
                 revision=meta.revision,
                 config=source.config,
-                pinned=True,
+                # Pinned as the run would record it: generated data, or a hub commit.
+                pinned=source.kind == "synthetic"
+                or re.fullmatch(PINNED_REVISION, meta.revision or "") is not None,
             ),
             model_fingerprint=f"{model}-fingerprint",
             task_options=cls.options.model_dump(mode="json"),

@@ -235,3 +235,25 @@ def test_a_benchmark_mean_column_and_pending_benchmarks(site: Site) -> None:
     assert [r.rank for r in table.rows[:2]] == [1, 2]
     assert board.pending_benchmarks == ["Nobody ran this"]
     assert "No results yet for the benchmarks Nobody ran this." in render_markdown(board)
+
+
+def test_benchmark_scores_carry_their_permutation_baseline(site: Site) -> None:
+    # VocSim's GSR and P@k columns read against each model's own permutation baseline (it
+    # differs by model), in the table's scale (×100), on the page, in Markdown and the JSON.
+    board = site.build.board
+    table = next(t for t in board.tables if t.title == "VocSim")
+    notes = [note for row in table.rows for note in row.notes]
+    assert len(notes) == len(table.rows) * len(table.columns)
+    filled = [note for note in notes if note]
+    assert filled and all("permutation baseline" in n and "lift" in n for n in filled)
+    for row in table.rows:
+        for column, value, note in zip(table.columns, row.values, row.notes, strict=True):
+            if value is None:
+                assert note == ""
+                continue
+            baseline = float(note.split("permutation baseline ")[1].split(",")[0])
+            lift = float(note.split("lift ")[1].split(",")[0])
+            # ×100 like the value itself; value - baseline = lift up to rounding.
+            assert value * 100 - baseline == pytest.approx(lift, abs=0.11), (column.name, note)
+    markdown = (site.output / "leaderboard.md").read_text()
+    assert "What each score reads against (see docs/METRICS.md):" in markdown

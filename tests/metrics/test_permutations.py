@@ -9,6 +9,7 @@ import torch
 from audiobench.metrics import (
     gsr,
     gsr_details,
+    kernels,
     precision_at_k,
     relabelling,
     zero_shot_similarity,
@@ -61,29 +62,129 @@ def _cases():
     return {"many": many, "with_gaps": with_gaps, "tied": tied, "few": few, "near": near}
 
 
-def test_cost_model_picks_the_avg_id_method() -> None:
+def _fake_rates(monkeypatch: pytest.MonkeyPatch, **rates: float | None) -> None:
+    """Measured rates as given (multiply-adds per second), a pair at 10 ns."""
+    values = {"float64": 1e10, "float32": 3e10, "int8": 1e9, **rates}
+    monkeypatch.setattr(
+        kernels, "measured_rates", lambda device: kernels.KernelRates(str(device), 2, **values)
+    )
+    monkeypatch.setattr(kernels, "pair_seconds", lambda D: 1e-8)
+
+
+@pytest.mark.parametrize(
+    ("rates", "many", "few"),
+    [
+        # int8 dot products: the integer product beats float64 by far.
+        ({"int8": 1e11}, "pairs", "int8"),
+        # AVX2 only: int8 is slow, float32 (nulls) the fastest product.
+        ({"int8": 1e9}, "pairs", "float32"),
+        # float32 no faster than float64: the exact float64 product.
+        ({"int8": 1e9, "float32": 1e10}, "pairs", "float64"),
+    ],
+)
+def test_measured_rates_pick_the_avg_id_kernel(
+    monkeypatch: pytest.MonkeyPatch, rates: dict[str, float], many: str, few: str
+) -> None:
+    _fake_rates(monkeypatch, **rates)
     cases = _cases()
-    assert _engine(*cases["many"])[0].uses_pairs
-    assert not _engine(*cases["few"])[0].uses_pairs
+    # Tiny cases keep exact nulls (below); here the float32 kernel is judged by speed alone.
+    monkeypatch.setattr(relabelling, "FLOAT32_MIN_SECONDS", 0.0)
+    assert _engine(*cases["many"])[0].null_kernel == many
+    engine = _engine(*cases["few"])[0]
+    assert engine.null_kernel == few
+    # The observed labelling always takes an exact kernel (here the float64 product: two
+    # classes of 32 hold 992 pairs at 10 ns, 5 µs on 2 workers; the product 0.8 µs).
+    assert engine.exact_kernel == (few if few != "float32" else "float64")
+
+
+def test_float32_nulls_only_where_they_pay(monkeypatch: pytest.MonkeyPatch) -> None:
+    D, labels = _cases()["few"]
+    # float32 3x faster, but an exact labelling costs microseconds: exact nulls.
+    _fake_rates(monkeypatch, int8=1e9)
+    assert _engine(D, labels)[0].null_kernel == "float64"
+    monkeypatch.setattr(relabelling, "FLOAT32_MIN_SECONDS", 0.0)
+    assert _engine(D, labels)[0].null_kernel == "float32"
+    # Less than FLOAT32_GAIN faster: exact nulls.
+    _fake_rates(monkeypatch, int8=1e9, float32=1.4e10)
+    assert _engine(D, labels)[0].null_kernel == "float64"
+
+
+def test_a_forced_kernel_must_be_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    D, labels = _cases()["few"]
+    monkeypatch.setenv("AUDIOBENCH_SCORING_KERNEL", "float32")
+    assert _engine(D, labels)[0].null_kernel == "float32"
+    monkeypatch.setenv("AUDIOBENCH_SCORING_KERNEL", "fast")
+    with pytest.raises(ValueError, match="'fast' is not a scoring kernel"):
+        _engine(D, labels)
+    monkeypatch.delenv("AUDIOBENCH_SCORING_KERNEL")
+    # float32 sums are offered for a float32 matrix only.
+    with pytest.raises(ValueError, match=r"'float32' is not offered for a torch\.float64 matrix"):
+        RelabellingEvaluator(
+            torch.from_numpy(D),
+            gsr_codes=torch.tensor([0, 1] * 32),
+            gsr_sizes=torch.tensor([32, 32]),
+            kernel="float32",
+        )
+
+
+@pytest.mark.parametrize("case", ["few", "near", "with_gaps"])
+def test_float32_nulls_stay_within_their_bound(case: str) -> None:
+    """The float32 null kernel against the exact one on the same labellings: the observed
+    values bit-identical, every null GSR within the stated bound (and far inside it)."""
+    D, labels = _cases()[case]
+    exact, _, codes, positions = _engine(D, labels, kernel="int8")
+    rounded = _engine(D, labels, kernel="float32")[0]
+    assert exact.null_bound() == 0.0
+    bound = rounded.null_bound()
+    assert bound == kernels.float32_sum_bound(int(rounded.gsr_sizes.max())) > 0
+    identity = torch.arange(positions.shape[0])
+    for a, b in zip(exact.gsr_scores(identity), rounded.gsr_scores(identity), strict=True):
+        assert torch.equal(a, b)
+
+    def permutations(index: int):
+        return label_permutation(codes.shape[0], 5, 0, index), label_permutation(
+            positions.shape[0], 5, 1, index
+        )
+
+    want = exact.null_values(40, permutations)
+    got = rounded.null_values(40, permutations)
+    for k in (1, 5):
+        assert np.array_equal(want[f"p@{k}"], got[f"p@{k}"])
+    difference = np.abs(want["gsr"] - got["gsr"]).max()
+    assert difference <= bound
+    assert difference <= 1e-6  # what float32 sums of ~30 terms give in practice
+
+
+def test_float32_sum_bound_holds_for_adversarial_sums() -> None:
+    # Many tiny terms after a large one: each addition rounds; the bound still holds.
+    m = 4000
+    values = np.full(m, 2.0**-24, dtype=np.float32)
+    values[0] = 1.0
+    total = float(np.sum(values.astype(np.float64)))
+    running = np.float32(0.0)
+    for v in values:  # sequential float32 summation: the worst order for this data
+        running = np.float32(running + v)
+    assert abs(float(running) - total) <= kernels.float32_sum_bound(m) * total
+    assert kernels.float32_sum_bound(1) == 0.0
+    assert kernels.float32_sum_bound(3) == pytest.approx(2 * 2.0**-24, rel=1e-6)
 
 
 @pytest.mark.parametrize("case", ["many", "with_gaps", "tied", "few", "near"])
 @pytest.mark.parametrize("list_length", [2, 32])
-@pytest.mark.parametrize("mode", ["pairs", "products", "float64 products"])
+@pytest.mark.parametrize("mode", ["pairs", "int8", "float64", "float32"])
 def test_fast_path_equals_recomputation(
-    case: str, list_length: int, mode: str, small_blocks: None, monkeypatch: pytest.MonkeyPatch
+    case: str, list_length: int, mode: str, small_blocks: None
 ) -> None:
-    # Force either AvgID method regardless of the cost model, and either product.
-    monkeypatch.setattr(relabelling, "PAIR_COST_IN_MULTIPLY_ADDS", 0.0 if mode == "pairs" else 1e12)
-    if mode == "float64 products":
-        monkeypatch.setattr(relabelling, "INTEGER_PRODUCT_DEVICES", ())
+    # Force each AvgID kernel regardless of the measured rates. The observed labelling is
+    # exact with every one (a float32 null kernel leaves the observed one to an exact kernel).
     D, labels = _cases()[case]
-    engine, matrix, codes, positions = _engine(D, labels, list_length=list_length)
+    engine, matrix, codes, positions = _engine(D, labels, list_length=list_length, kernel=mode)
+    assert engine.null_kernel == mode
     assert engine.uses_pairs == (mode == "pairs")
-    if mode == "products":
+    if mode == "int8":
         # One class goes without a column: its sums are the rows' totals minus the others'.
         assert engine._n_columns == int(engine.gsr_sizes.shape[0]) - 1
-    if mode == "products" and case == "near":
+    if mode == "int8" and case == "near":
         assert any(rows.remainder_values.numel() for rows in engine._operands)
     n_gsr = positions.shape[0]
     for index in range(4):
@@ -120,7 +221,7 @@ def test_short_lists_use_the_exact_fallback_and_agree() -> None:
 def test_null_values_match_one_by_one_evaluation(
     mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(relabelling, "PAIR_COST_IN_MULTIPLY_ADDS", 0.0 if mode == "pairs" else 1e12)
+    monkeypatch.setenv("AUDIOBENCH_SCORING_KERNEL", "pairs" if mode == "pairs" else "int8")
     if mode == "product passes":
         # The digits are rebuilt for every pass over D; each pass covers several batches.
         monkeypatch.setattr(relabelling, "PRODUCT_OPERAND_BYTES", 0)

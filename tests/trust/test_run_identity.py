@@ -130,20 +130,6 @@ def test_generated_data_is_pinned_and_a_forged_main_score_is_rejected(tmp_path: 
     assert "is not 'v_measure' of the file's own scores" in problems[0].message
 
 
-def test_unpinned_hub_revision_is_refused_unless_allowed(tmp_path: Path) -> None:
-    (result,) = audiobench.evaluate(
-        "MockClustering", "log-mel", output_dir=tmp_path, progress=False, count_flops=False
-    )
-    path = result.path(tmp_path)
-    data = json.loads(path.read_text())
-    data["run"]["dataset"].update(kind="huggingface", revision="main", pinned=False)
-    path.write_text(json.dumps(data))
-    _, problems = validate_file(path)
-    assert [p.field for p in problems] == ["run.dataset"]
-    assert "unpinned revision 'main'" in problems[0].message
-    assert validate_file(path, allow_unpinned=True)[1] == []
-
-
 def test_version_1_files_written_before_the_run_identity_still_validate() -> None:
     fixtures = Path(__file__).parent / "v1_results"
     files = sorted(fixtures.rglob("*.json"))

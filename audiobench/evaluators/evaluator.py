@@ -1,0 +1,116 @@
+"""The evaluator interface, and the task base whose scoring an evaluator supplies.
+
+An :class:`Evaluator` is stateless: its class methods receive the task (its options, its
+metadata) and own the protocol's ``Report``/``Summary`` models, the main scores it accepts
+and the run-wide facts recorded in the result's ``details``. An :class:`EvaluatedTask`
+routes each of those to the evaluator named by its ``protocol`` option, and records that
+evaluator's name and version under ``details["evaluator"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Generic, TypeVar, cast, get_args
+
+from audiobench import reports as _reports
+from audiobench.evaluators.registry import evaluator_for, protocols_for
+from audiobench.task import Embedder, Subset, Task
+
+__all__ = ["EvaluatedTask", "Evaluator", "EvaluatorModel", "task_protocols"]
+
+M = TypeVar("M")
+
+
+class Evaluator:
+    """How the tasks of one family are scored under one protocol."""
+
+    family: ClassVar[str]
+    protocol: ClassVar[str]
+    #: Bumped when the same embeddings would be scored differently.
+    version: ClassVar[str] = "1"
+    Report: ClassVar[type[_reports.Report]]
+    Summary: ClassVar[type[_reports.Summary]]
+
+    @classmethod
+    def check_main_score(cls, task: type[Task], path: tuple[str, ...]) -> None:
+        """Raise ``ValueError`` unless ``path`` names a number in this protocol's summary."""
+        return None
+
+    @classmethod
+    def evaluate_subset(cls, task: Task, embedder: Embedder, subset: Subset) -> _reports.Report:
+        """One subset's scores, an instance of ``cls.Report``."""
+        raise NotImplementedError(f"{cls.__qualname__} does not score subsets")
+
+    @classmethod
+    def summarize(cls, task: Task, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
+        """The unweighted mean over ``reports``, as ``cls.Summary``."""
+        return _reports.mean_summary(cls.Summary, reports)
+
+    @classmethod
+    def describe(cls, task: Task) -> dict[str, Any]:
+        """Run-wide facts of the evaluation recorded in the result's ``details``."""
+        return {}
+
+
+def _evaluator(owner: Task | type[Task]) -> type[Evaluator]:
+    options = owner.options
+    return evaluator_for(owner.family, getattr(options, "protocol", "audiobench"))
+
+
+class EvaluatorModel(Generic[M]):
+    """A task's ``Report`` or ``Summary``: the model of the evaluator its protocol selects.
+
+    Read on a class it follows the class's default ``protocol`` option, on a task its run's;
+    so a result is built and checked with the model of the protocol it was run under.
+    """
+
+    def __init__(self, attribute: str) -> None:
+        self.attribute = attribute
+
+    def __get__(self, instance: object, owner: type) -> type[M]:
+        owned = cast("Task | type[Task]", instance if instance is not None else owner)
+        model: type[M] = getattr(_evaluator(owned), self.attribute)
+        return model
+
+
+class EvaluatedTask(Task):
+    """A family whose scoring is done by the evaluator of its ``protocol`` option."""
+
+    Report = EvaluatorModel[_reports.Report]("Report")
+    Summary = EvaluatorModel[_reports.Summary]("Summary")
+
+    @classmethod
+    def check_main_score(cls, path: tuple[str, ...]) -> None:
+        _evaluator(cls).check_main_score(cls, path)
+
+    @classmethod
+    def resolve_options(cls, values: Mapping[str, Any]) -> Any:
+        options = super().resolve_options(values)
+        protocol = getattr(options, "protocol", "audiobench")
+        try:
+            evaluator_for(cls.family, protocol)
+        except ValueError as exc:
+            raise ValueError(f"task {cls.metadata.name}: invalid option protocol: {exc}") from None
+        return options
+
+    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
+        return _evaluator(self).evaluate_subset(self, embedder, subset)
+
+    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
+        return _evaluator(self).summarize(self, reports)
+
+    def protocol(self) -> dict[str, Any]:
+        evaluator = _evaluator(self)
+        return {
+            **evaluator.describe(self),
+            "evaluator": {"name": evaluator.protocol, "version": evaluator.version},
+        }
+
+
+def task_protocols(task: type[Task]) -> tuple[str, ...]:
+    """The protocols ``task`` can be scored under (``-O protocol=...``)."""
+    if issubclass(task, EvaluatedTask):
+        return protocols_for(task.family)
+    # Families still scoring in their own module take the protocols their option lists.
+    field = task.Options.model_fields.get("protocol")
+    return tuple(get_args(field.annotation)) if field is not None else ("audiobench",)
