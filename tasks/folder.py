@@ -31,7 +31,7 @@ generated folds are group folds), and the result records it (``details["folder"]
 ``details["protocol"]["grouped"]``); ``--task-option grouped=false`` turns it off. The
 family's own options (``--task-option``) apply as usual.
 
-A task is named ``Folder-<folder name>[-<family>]-<digest>``, the digest being the first 8
+A task is named ``Folder-<folder name>-<digest>[-<family>]``, the digest being the first 8
 hex digits of the SHA-256 of the folder's resolved path, so two folders never share a result
 file, whatever their names.
 
@@ -54,15 +54,9 @@ from pydantic import Field, create_model
 
 from audiobench.audio import Clip
 from audiobench.errors import OptionError
-from audiobench.families import (
-    ClassificationTask,
-    ClusteringTask,
-    PairClassificationTask,
-    RetrievalTask,
-    ZeroShotSimilarityTask,
-)
+from audiobench.families import family_task
 from audiobench.metrics.naming import describe_clips
-from audiobench.registry import FOLDER_FAMILIES
+from audiobench.registry import FOLDER_FAMILIES, FOLDER_FAMILY_SCORES
 from audiobench.sources import (
     DatasetError,
     FolderColumns,
@@ -83,15 +77,6 @@ __all__ = [
 
 _LABEL_TABLES = ("labels.csv", "metadata.csv")
 
-_BASES: dict[str, type[Task]] = {
-    "similarity": ZeroShotSimilarityTask,
-    "classification": ClassificationTask,
-    "multilabel": ClassificationTask,
-    "clustering": ClusteringTask,
-    "retrieval": RetrievalTask,
-    "pair-classification": PairClassificationTask,
-}
-
 #: The label-table columns each family reads, each set by a ``<role>_column`` option.
 COLUMN_ROLES: dict[str, tuple[str, ...]] = {
     "similarity": ("file", "label", "id", "subset"),
@@ -111,17 +96,14 @@ MTEB_MAIN_SCORES: dict[str, str] = {
     "pair-classification": "max_ap",
 }
 
-_MAIN_SCORES = {
-    "similarity": "pca100/spearman:gsr",
-    "classification": "linear:accuracy",
-    "multilabel": "linear:map",
-    "clustering": "v_measure",
-    "retrieval": "mrr",
-    "pair-classification": "max_ap",
-}
 
 #: Split values a classification split column may hold.
 _CLASSIFICATION_SPLITS = ("train", "validation", "test")
+
+
+def _base(family: str) -> type[Task]:
+    """The family class a folder family's tasks subclass."""
+    return family_task(FOLDER_FAMILY_SCORES[family][0])
 
 
 def _check_family(family: str) -> None:
@@ -138,7 +120,7 @@ def folder_options(family: str) -> type[TaskOptions]:
     Reads no folder, so a run can tell which options a folder task takes before making it.
     """
     _check_family(family)
-    base = _BASES[family].Options
+    base = _base(family).Options
     columns: dict[str, Any] = {
         f"{role}_column": (
             str | None,
@@ -157,12 +139,10 @@ def folder_options(family: str) -> type[TaskOptions]:
 
 
 def folder_task_name(root: Path, family: str = "similarity") -> str:
-    """``Folder-<folder name>[-<family>]-<digest of the resolved path>``."""
+    """``Folder-<folder name>-<digest of the resolved path>[-<family>]``."""
     slug = re.sub(r"[^A-Za-z0-9._+-]", "_", root.name) or "root"
     digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return (
-        f"Folder-{slug}-{digest}" if family == "similarity" else f"Folder-{slug}-{family}-{digest}"
-    )
+    return f"Folder-{slug}-{digest}" + ("" if family == "similarity" else f"-{family}")
 
 
 def folder_task(path: str, family: str = "similarity", **kwargs: Any) -> Task:
@@ -360,7 +340,7 @@ def _layout(
     if table is not None:
         read = resolve_folder_columns(header, columns, table)
         info["read"] = {r: c for r in COLUMN_ROLES[family] if (c := read.get(r)) is not None}
-    base, main = _BASES[family], _MAIN_SCORES[family]
+    base, main = _base(family), FOLDER_FAMILY_SCORES[family][1]
     if family in ("classification", "multilabel"):
         folds = sorted(
             {str(c.metadata["fold"]) for c in clips if c.metadata.get("fold") not in (None, "")},

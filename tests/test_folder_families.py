@@ -94,7 +94,7 @@ def test_folder_classification_groups_splits_by_speaker(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     saved = load_result(
-        out / "log-mel" / "v1" / f"Folder-calls-classification-{folder_digest(root)}.json"
+        out / "log-mel" / "v1" / f"Folder-calls-{folder_digest(root)}-classification.json"
     )
     assert saved.task.family == "classification"
     assert saved.details["folder"]["grouped_by"] == "speaker"
@@ -259,7 +259,7 @@ def test_label_column_from_the_cli_names_the_speaker_without_grouping_by_it(
         ],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    (path,) = out.glob("log-mel/v1/Folder-calls-classification-*.json")
+    (path,) = out.glob("log-mel/v1/Folder-calls-*-classification.json")
     saved = load_result(path)
     assert saved.run is not None and saved.run.task_options["label_column"] == "speaker"
     # The speaker is the class here: the clips are not grouped by it.

@@ -233,6 +233,11 @@ def test_mteb_protocol_on_a_folder_task_gives_the_reference_main_score(
     assert result.details["protocol"]["name"] == "mteb"
     assert result.main_score is not None
     assert result.main_score == result.scores["default"][main]
+    # A private table takes it, its main score checked under the protocol it ran.
+    from audiobench.leaderboard.validate import validate_paths
+
+    checked = validate_paths([tmp_path / "out"], allow_unpinned=True)
+    assert checked.ok and len(checked.accepted) == 1, [p.line() for p in checked.problems]
 
 
 def test_an_option_of_another_family_is_recorded_as_unused_by_a_folder_task(
@@ -253,7 +258,7 @@ def test_an_option_of_another_family_is_recorded_as_unused_by_a_folder_task(
     assert "options not used by" in result.stderr and "n_bootstrap, n_permutations, pca" in (
         result.stderr
     )
-    (clustering,) = out.glob("log-mel/v1/Folder-g-clustering-*.json")
+    (clustering,) = out.glob("log-mel/v1/Folder-g-*-clustering.json")
     saved = audiobench.results.load_result(clustering)
     assert saved.details["unused_options"] == ["n_bootstrap", "n_permutations", "pca"]
     shutil.rmtree(out)

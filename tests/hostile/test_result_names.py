@@ -47,13 +47,13 @@ def test_distinct_folders_write_distinct_result_files(
         assert result.run is not None and result.run.dataset.source == str(expected[name])
 
 
-def test_the_family_precedes_the_digest_in_the_name(tmp_path: Path) -> None:
+def test_the_family_follows_the_digest_in_the_name(tmp_path: Path) -> None:
     from audiobench.tasks.folder import folder_task
 
     root = tone_folder(tmp_path / "calls", n=4).resolve()
     digest = folder_digest(root)
     assert folder_task(str(root)).name == f"Folder-calls-{digest}"
-    assert folder_task(str(root), "clustering").name == f"Folder-calls-clustering-{digest}"
+    assert folder_task(str(root), "clustering").name == f"Folder-calls-{digest}-clustering"
 
 
 def _never_scored(monkeypatch: pytest.MonkeyPatch) -> None:
