@@ -74,6 +74,29 @@ class DuplicateAudioError(UserError, ValueError):
         )
 
 
+#: A downmix whose level is this far below its channels' (-60 dB) has cancelled them out.
+CANCELLED_RATIO = 1e-3
+
+
+def _check_downmix(data: np.ndarray, mono: np.ndarray, clip_id: str, location: str) -> None:
+    """Refuse channels that cancel out when averaged to mono (one of them phase-inverted).
+
+    The mono clip would hold silence or rounding noise instead of the recording, and be
+    scored as such; a clip silent in every channel is left to the scoring checks.
+    """
+    channels = float(np.sqrt(np.mean(np.square(data, dtype=np.float64))))
+    downmix = float(np.sqrt(np.mean(np.square(mono, dtype=np.float64))))
+    if channels > 0 and downmix <= CANCELLED_RATIO * channels:
+        level = 20 * np.log10(max(downmix / channels, 1e-12))
+        raise AudioDecodeError(
+            clip_id,
+            location,
+            f"its {data.shape[1]} channels cancel out when averaged to mono (the mono level is "
+            f"{level:.0f} dB below the channels'; a channel is phase-inverted), so no sound is "
+            "left to embed; fix the channel's polarity or keep one channel",
+        )
+
+
 class _TooLong(Exception):
     """A clip's header declares more audio than the per-clip limit allows."""
 
@@ -265,6 +288,8 @@ def load_waveform(
     if not np.isfinite(mono).all():
         bad = int((~np.isfinite(mono)).sum())
         raise AudioDecodeError(clip_id, ref.location, f"{bad} non-finite samples (NaN/Inf)")
+    if data.shape[1] > 1:
+        _check_downmix(data, mono, clip_id, ref.location)
     if sr != sample_rate:
         mono = soxr.resample(mono, sr, sample_rate, quality="HQ").astype(np.float32, copy=False)
         if mono.size == 0:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import secrets
+import shutil
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -127,8 +130,8 @@ def _make_task(spec: str | Task, config: RunConfig) -> Task:
         return spec
     options = dict(config.task_options)
     unused: list[str] = []
-    if ":" not in spec or spec in registry.tasks.names():
-        accepted = registry.tasks.get(spec).Options.model_fields
+    accepted = _accepted_options(spec)
+    if accepted is not None:
         unused = sorted(k for k in options if k not in accepted)
         options = {k: v for k, v in options.items() if k in accepted}
     kwargs: dict[str, Any] = {
@@ -145,6 +148,19 @@ def _make_task(spec: str | Task, config: RunConfig) -> Task:
     task = registry.tasks.create(spec, **kwargs)
     task.unused_options = unused
     return task
+
+
+def _accepted_options(spec: str) -> set[str] | None:
+    """The options task ``spec`` takes, known before it is made (None: not known)."""
+    if ":" not in spec or spec in registry.tasks.names():
+        return set(registry.tasks.get(spec).Options.model_fields)
+    prefix = spec.partition(":")[0]
+    family = "similarity" if prefix == "folder" else prefix.removeprefix("folder-")
+    if prefix.startswith("folder") and family in registry.FOLDER_FAMILIES:
+        from audiobench.tasks.folder import folder_options
+
+        return set(folder_options(family).model_fields)
+    return None
 
 
 def _make_encoder(spec: str | Encoder, model_options: dict[str, Any]) -> Encoder:
@@ -363,6 +379,46 @@ def _reusable(
     return None
 
 
+#: Free space a results folder must have before a run starts (a result file is tens of kB).
+MIN_FREE_BYTES = 1 << 20
+
+
+def check_output_dir(folder: Path) -> None:
+    """Raise before any work if result files cannot be written into ``folder``.
+
+    Nothing is created: the folder, or the nearest of its parents that exists, must be a
+    folder that takes a test write (made and removed at once) on a disk with at least
+    :data:`MIN_FREE_BYTES` free. Errors name the path.
+    """
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise NotADirectoryError(
+            f"cannot write results into {folder}: {existing} is a file, not a folder; "
+            "pass --output-dir with a folder"
+        )
+    remedy = "pass --output-dir with a writable folder"
+    probe = existing / f".audiobench-write-test-{secrets.token_hex(4)}"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, b"ok\n")
+        finally:
+            os.close(fd)
+            probe.unlink(missing_ok=True)
+    except OSError as exc:
+        raise OSError(
+            f"cannot write results into {folder}: {existing}: {exc.strerror or exc}; {remedy}"
+        ) from None
+    free = shutil.disk_usage(existing).free
+    if free < MIN_FREE_BYTES:
+        raise OSError(
+            f"cannot write results into {folder}: {free} bytes free on its disk, under the "
+            f"{MIN_FREE_BYTES} a run keeps for its result files; free some space or {remedy}"
+        )
+
+
 def _is_local(task: Task) -> bool:
     return task.dataset_path is not None or task.metadata.dataset.kind == "folder"
 
@@ -377,6 +433,7 @@ def _run_one(
 ) -> TaskResult:
     output_dir = Path(config.output_dir)
     path = result_path(output_dir, encoder.meta.name, encoder.revision, task.name)
+    check_output_dir(path.parent)  # before any audio is read: a result never lost at the end
     clips: list[Clip] | None = None
     t_start = time.perf_counter()
     if _is_local(task):  # the identity of local data is a digest of what is there now

@@ -12,11 +12,13 @@ import csv
 import importlib
 import io
 import os
+import re
 import shutil
 import tempfile
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -28,16 +30,20 @@ __all__ = [
     "Columns",
     "DatasetError",
     "DatasetSource",
+    "FolderColumns",
     "Synthetic",
     "data_dir",
     "generated_dir",
     "load_folder_clips",
     "load_hf_clips",
     "load_source",
+    "read_csv_table",
+    "resolve_folder_columns",
 ]
 
 _LABEL_FILES = ("labels.csv", "metadata.csv")
 _FILE_COLUMNS = ("file", "path", "filename", "file_name")
+_GROUP_COLUMNS = ("group", "speaker")
 _READY_MARK = ".complete"
 
 
@@ -108,6 +114,43 @@ class Columns(BaseModel):
     )
 
 
+class FolderColumns(BaseModel):
+    """Which columns of a folder's label table hold what.
+
+    ``None`` (the default) reads the usual column when the table has it: the first of
+    ``file``/``path``/``filename``/``file_name``, then ``label``, ``id``, ``subset``,
+    ``split``, ``group`` (else ``speaker``), ``text``, and ``fold``, ``pair``, ``relevant``
+    (kept in ``Clip.metadata`` under those names). A name reads that column, which must
+    exist; ``""`` reads none (the usual column then reaches the clip's metadata as any other
+    column does).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str | None = None
+    label: str | None = None
+    id: str | None = None
+    subset: str | None = None
+    split: str | None = None
+    group: str | None = None
+    text: str | None = None
+    fold: str | None = None
+    pair: str | None = None
+    relevant: str | None = None
+
+
+#: Roles whose values a family reads from ``Clip.metadata`` under the role's name.
+_METADATA_ROLES = ("fold", "pair", "relevant")
+#: Roles whose cells name or classify a clip: no control or invisible characters at all.
+_KEY_ROLES = ("file", "label", "id", "subset", "split", "group", "fold", "pair", "relevant")
+
+
+class _FolderOptions(TypedDict):
+    allow_outside: bool
+    allow_duplicates: bool
+    missing_ok: bool
+
+
 def data_dir() -> Path:
     """``$AUDIOBENCH_DATA`` if set, else the user's data directory (generated datasets)."""
     env = os.environ.get("AUDIOBENCH_DATA")
@@ -138,7 +181,7 @@ def load_source(
     :func:`load_folder_clips`.
     """
     say = progress or (lambda _msg: None)
-    folder_options = {
+    folder_options: _FolderOptions = {
         "allow_outside": allow_outside,
         "allow_duplicates": allow_duplicates,
         "missing_ok": missing_ok,
@@ -184,7 +227,7 @@ def _load_local(
     columns: Columns,
     splits: Sequence[str],
     config: str | None,
-    **folder_options: bool,
+    **folder_options: Unpack[_FolderOptions],
 ) -> list[Clip]:
     if not path.exists():
         raise DatasetError(f"local dataset {path} does not exist")
@@ -323,6 +366,7 @@ def _opt_str(value: Any) -> str | None:
 def load_folder_clips(
     root: Path,
     *,
+    columns: FolderColumns | None = None,
     allow_outside: bool = False,
     allow_duplicates: bool = False,
     missing_ok: bool = False,
@@ -336,7 +380,14 @@ def load_folder_clips(
        ``file_name``, relative to the folder), a ``label`` column, and optional
        ``subset``, ``id``, ``split``, ``text`` and ``speaker``/``group``
        columns; any other column (``fold``, ...) is kept in ``Clip.metadata``
-       as text. Every row must have as many fields as the header;
+       as text. ``columns`` names other columns for these roles
+       (:class:`FolderColumns`). The table is read strictly
+       (:func:`read_csv_table`): every row has as many fields as the header,
+       column names are unique and written without surrounding spaces, no
+       cell holds a control character, and the cells that name or classify a
+       clip hold no invisible one either. File names are read exactly as
+       written (a leading space is part of the name; only a NUL is refused);
+       labels and ids are stripped;
     2. one subfolder per class (``root/<label>/*.wav``), or per subset and
        class (``root/<subset>/<label>/*.wav``);
     3. audio files directly in the folder, without labels.
@@ -356,10 +407,18 @@ def load_folder_clips(
             return _clips_from_csv(
                 root,
                 root / name,
+                columns or FolderColumns(),
                 allow_outside=allow_outside,
                 allow_duplicates=allow_duplicates,
                 missing_ok=missing_ok,
             )
+    named = {role: name for role, name in (columns or FolderColumns()).model_dump().items() if name}
+    if named:
+        shown = ", ".join(f"{role}={name!r}" for role, name in named.items())
+        raise DatasetError(
+            f"{root} has no {' or '.join(_LABEL_FILES)}, so the columns asked for ({shown}) "
+            "cannot be read; write a labels.csv, or leave the column options out"
+        )
     clips = _clips_from_tree(root, allow_outside=allow_outside, allow_duplicates=allow_duplicates)
     if not clips:
         raise DatasetError(
@@ -372,12 +431,30 @@ def load_folder_clips(
 _OUTSIDE_HINT = "pass --allow-outside-paths to read files outside the dataset folder"
 _DUPLICATE_HINT = "one recording listed twice inflates the score; remove one of the entries"
 
+#: Characters no cell may hold: C0/C1 controls other than tab, line feed and carriage return
+#: (a NUL would make an invisible class of its own). File names are read exactly as written
+#: (a file may be named so); only a NUL, which no path can hold, is refused there.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_NUL = re.compile("\x00")
+#: Characters no column name and no cell that names or classifies a clip may hold: every
+#: control character, zero-width spaces, a byte order mark, and direction marks and overrides
+#: (labels that look alike but differ).
+_INVISIBLE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
+)
 
-def _read_table(csv_path: Path) -> list[tuple[int, list[str]]]:
+
+def _char_name(char: str) -> str:
+    return f"U+{ord(char):04X} ({unicodedata.name(char, 'a control character').lower()})"
+
+
+def read_csv_table(csv_path: Path) -> list[tuple[int, list[str]]]:
     """The rows of a CSV label table with their line numbers, header first.
 
-    UTF-8 only (a byte order mark is accepted); blank lines are ignored; a
-    row whose number of fields differs from the header's is an error.
+    UTF-8 only (a byte order mark is accepted); blank lines are ignored. Errors name the
+    file, the line and the column: a row whose number of fields differs from the header's,
+    an empty, repeated or space-padded column name, and a column name holding an invisible
+    character. The cells are checked by their reader (:func:`load_folder_clips`).
     """
     raw = csv_path.read_bytes()
     try:
@@ -401,8 +478,10 @@ def _read_table(csv_path: Path) -> list[tuple[int, list[str]]]:
         raise DatasetError(f"{csv_path} line {start}: malformed CSV: {exc}") from None
     if not rows:
         return rows
-    width = len(rows[0][1])
-    for line, row in rows[1:]:
+    _check_header(csv_path, *rows[0])
+    header = rows[0][1]
+    width = len(header)
+    for line, row in rows:
         if len(row) != width:
             raise DatasetError(
                 f"{csv_path} line {line}: {len(row)} field(s), but the header has {width}"
@@ -410,32 +489,119 @@ def _read_table(csv_path: Path) -> list[tuple[int, list[str]]]:
     return rows
 
 
+def _check_header(csv_path: Path, line: int, names: Sequence[str]) -> None:
+    first: dict[str, int] = {}
+    for column, name in enumerate(names, start=1):
+        where = f"{csv_path} line {line}, column {column}"
+        if not name.strip():
+            raise DatasetError(f"{where}: empty column name; name the column or remove it")
+        if found := _INVISIBLE.search(name):
+            raise DatasetError(
+                f"{where}: the column name {name!r} holds {_char_name(found.group())}; remove it"
+            )
+        if name != name.strip():
+            raise DatasetError(
+                f"{where}: the column name {name!r} starts or ends with a space; column names "
+                f"are read exactly as written, so write {name.strip()!r}"
+            )
+        if name in first:
+            raise DatasetError(
+                f"{csv_path} line {line}, columns {first[name]} and {column}: the column name "
+                f"{name!r} appears twice; give each column its own name"
+            )
+        first[name] = column
+
+
+def resolve_folder_columns(
+    header: Sequence[str], columns: FolderColumns, table: Path
+) -> dict[str, str | None]:
+    """The column of ``table`` that each role of ``columns`` reads (None: no column).
+
+    A column named in ``columns`` must exist and serve one role; a role left at its default
+    takes its usual column when the table has it and no other role was given it.
+    """
+    given = columns.model_dump()
+    named = {role: name for role, name in given.items() if name}
+    present = set(header)
+    for role, name in named.items():
+        if name not in present:
+            raise DatasetError(
+                f"{table}: no column {name!r} (asked for as the {role} column); "
+                f"columns: {list(header)}"
+            )
+    owners: dict[str, str] = {}
+    for role, name in named.items():
+        if name in owners:
+            raise DatasetError(
+                f"{table}: column {name!r} is asked for as both the {owners[name]} and the "
+                f"{role} column; give each role its own column"
+            )
+        owners[name] = role
+    resolved: dict[str, str | None] = {}
+    for role, name in given.items():
+        if name is not None:
+            resolved[role] = name or None
+            continue
+        usual = _FILE_COLUMNS if role == "file" else _GROUP_COLUMNS if role == "group" else (role,)
+        resolved[role] = next((c for c in usual if c in present and c not in owners), None)
+    if resolved["file"] is None:
+        raise DatasetError(
+            f"{table}: needs a file column named one of {list(_FILE_COLUMNS)} (or the "
+            f"file_column option); found {list(header)}"
+        )
+    return resolved
+
+
 def _clips_from_csv(
     root: Path,
     csv_path: Path,
+    columns: FolderColumns,
     *,
     allow_outside: bool,
     allow_duplicates: bool,
     missing_ok: bool,
 ) -> list[Clip]:
-    table = _read_table(csv_path)
+    table = read_csv_table(csv_path)
     fields = table[0][1] if table else []
-    file_col = next((c for c in _FILE_COLUMNS if c in fields), None)
-    if file_col is None:
-        raise DatasetError(
-            f"{csv_path}: needs a file column named one of {list(_FILE_COLUMNS)}; found {fields}"
+    roles = resolve_folder_columns(fields, columns, csv_path)
+    file_col = roles["file"]
+    assert file_col is not None  # resolve_folder_columns refuses a table without one
+    used = {c for c in roles.values() if c}
+    extra = [c for c in fields if c not in used]
+    key_columns = {roles[r] for r in _KEY_ROLES} - {file_col}
+    checks = [
+        (
+            position,
+            name,
+            _NUL if name == file_col else _INVISIBLE if name in key_columns else _CONTROL,
         )
-    group_col = "group" if "group" in fields else ("speaker" if "speaker" in fields else None)
-    known = {file_col, "id", "label", "subset", "split", "text", group_col}
-    extra = [c for c in fields if c not in known]
+        for position, name in enumerate(fields, start=1)
+    ]
+
+    def cell(row: dict[str, str], role: str) -> str | None:
+        name = roles[role]
+        return None if name is None else row[name]
+
     top = root.resolve()
     clips = []
     seen: dict[str, int] = {}
     files: dict[Path, tuple[int, str]] = {}
     for line, cells in table[1:]:
         row = dict(zip(fields, cells, strict=True))
-        rel = (row.get(file_col) or "").strip()
-        if not rel:
+        for position, name, refused in checks:
+            if found := refused.search(row[name]):
+                raise DatasetError(
+                    f"{csv_path} line {line}, column {position} ({name!r}): the cell holds "
+                    f"{_char_name(found.group())}"
+                    + (
+                        ", which would make a clip or class that looks like another"
+                        if refused is _INVISIBLE
+                        else ""
+                    )
+                    + "; remove it"
+                )
+        rel = row[file_col]  # exactly as written: " a.wav" is another file than "a.wav"
+        if not rel.strip():
             raise DatasetError(f"{csv_path} line {line}: empty {file_col!r}")
         path = (root / rel).resolve()
         if not allow_outside and not path.is_relative_to(top):
@@ -444,8 +610,15 @@ def _clips_from_csv(
                 f"dataset folder {top}; {_OUTSIDE_HINT}"
             )
         if not path.is_file() and not missing_ok:
-            raise DatasetError(f"{csv_path} line {line}: audio file {path} not found")
-        clip_id = (row.get("id") or "").strip() or _default_id(rel)
+            padded = rel != rel.strip() and (root / rel.strip()).is_file()
+            hint = (
+                f" (the name {rel!r} starts or ends with a space, which is part of the name; "
+                f"{rel.strip()!r} exists)"
+                if padded
+                else ""
+            )
+            raise DatasetError(f"{csv_path} line {line}: audio file {path} not found{hint}")
+        clip_id = (cell(row, "id") or "").strip() or _default_id(rel)
         if path in files and not allow_duplicates:
             first_line, first_id = files[path]
             raise DatasetError(
@@ -459,16 +632,20 @@ def _clips_from_csv(
                 f"(first on line {seen[clip_id]})"
             )
         seen[clip_id] = line
+        metadata = {c: row[c] for c in extra if row[c] != ""}
+        for role in _METADATA_ROLES:
+            if value := cell(row, role):
+                metadata[role] = value
         clips.append(
             Clip(
                 id=clip_id,
                 audio=FileAudioRef(path),
-                label=_blank_to_none(row.get("label")),
-                subset=_blank_to_none(row.get("subset")),
-                split=_blank_to_none(row.get("split")),
-                text=_blank_to_none(row.get("text")),
-                group=_blank_to_none(row.get(group_col)) if group_col else None,
-                metadata={c: row[c] for c in extra if row.get(c) not in (None, "")},
+                label=_blank_to_none(cell(row, "label")),
+                subset=_blank_to_none(cell(row, "subset")),
+                split=_blank_to_none(cell(row, "split")),
+                text=_blank_to_none(cell(row, "text")),
+                group=_blank_to_none(cell(row, "group")),
+                metadata=metadata,
             )
         )
     return clips

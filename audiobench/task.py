@@ -370,14 +370,33 @@ class Task(ABC):
         """All clips of the task's subsets to run, in dataset order.
 
         ``missing_ok`` keeps label-table entries whose file is missing, for the runner to
-        skip and record under ``on_error="skip"`` (otherwise they are an error here).
+        skip and record under ``on_error="skip"`` (otherwise they are an error here). A
+        subset asked for (``--subset``) that the data does not hold is an error.
         """
-        from audiobench import sources
-
         say = progress or (lambda _msg: None)
         wanted = self._subsets_available(say)
+        clips = self.read_clips(say, missing_ok=missing_ok)
+        if not wanted:
+            return clips
+        held = {c.subset for c in clips}
+        absent = [s for s in self.selected_subsets or () if s in wanted and s not in held]
+        if absent:
+            from audiobench.sources import DatasetError
+
+            present = sorted(s for s in held if s is not None)
+            raise DatasetError(
+                f"task {self.name}: the data holds no subset {', '.join(map(repr, absent))}; "
+                + (f"its subsets: {', '.join(present)}" if present else "its clips carry no subset")
+            )
+        keep = set(wanted)
+        return [c for c in clips if c.subset in keep]
+
+    def read_clips(self, say: Callable[[str], None], *, missing_ok: bool) -> list[Clip]:
+        """Every clip of the task's data source, in dataset order (``load_data`` selects)."""
+        from audiobench import sources
+
         meta = self.metadata
-        clips = sources.load_source(
+        return sources.load_source(
             meta.dataset,
             meta.columns,
             meta.splits,
@@ -390,10 +409,6 @@ class Task(ABC):
             allow_duplicates=bool(getattr(self, "allow_duplicates", False)),
             missing_ok=missing_ok,
         )
-        if wanted:
-            keep = set(wanted)
-            clips = [c for c in clips if c.subset in keep]
-        return clips
 
     def _subsets_available(self, say: Callable[[str], None]) -> tuple[str, ...]:
         """The subsets to run; blind ones only where a local copy was given.

@@ -30,6 +30,13 @@ def _isolated_env(
     yield
 
 
+def folder_digest(root: Path) -> str:
+    """The digest in a folder task's name: 8 hex digits of SHA-256 of the resolved path."""
+    import hashlib
+
+    return hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:8]
+
+
 def write_tone(
     path: Path,
     *,

@@ -14,7 +14,7 @@ from audiobench.benchmark import get_benchmark
 from audiobench.cli import app
 from audiobench.results import load_result
 from audiobench.synthetic import SubsetSpec, render_call, sample_call_types
-from tests.conftest import write_tone
+from tests.conftest import folder_digest, write_tone
 from tests.hub_copy import write_hub_like
 
 FAST = ["--permutations", "200", "--bootstrap", "50", "--no-progress"]
@@ -121,7 +121,9 @@ def test_folder_task_bad_audio_errors_or_is_skipped(tmp_path: Path) -> None:
         *FAST,
     )
     assert code == 0, err
-    result = load_result(tmp_path / "r" / "log-mel" / "v1" / "Folder-calls.json")
+    result = load_result(
+        tmp_path / "r" / "log-mel" / "v1" / f"Folder-calls-{folder_digest(root)}.json"
+    )
     assert [s.id for s in result.skipped] == ["high/2"]
     assert result.scores["default"]["counts"]["n_clips"] == 7
 
@@ -228,7 +230,9 @@ def test_paper_filters_drop_long_clips_and_small_classes(tmp_path: Path) -> None
         *FAST,
     )
     assert code == 0, err
-    result = load_result(tmp_path / "r" / "log-mel" / "v1" / "Folder-calls.json")
+    result = load_result(
+        tmp_path / "r" / "log-mel" / "v1" / f"Folder-calls-{folder_digest(root)}.json"
+    )
     scores = result.scores["default"]
     # 18 clips: 98th percentile of durations excludes only the 2 s clip; then class c goes.
     assert scores["filtered"] == {"n_long_clips": 1, "n_small_class_clips": 3}

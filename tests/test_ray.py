@@ -29,7 +29,7 @@ from audiobench.distributed import stage as ray_stage
 from audiobench.distributed import transport
 from audiobench.encoder import Encoder, ModelMeta, OutputKind
 from audiobench.results import load_result
-from tests.conftest import write_tone
+from tests.conftest import folder_digest, write_tone
 
 ray = pytest.importorskip("ray")
 
@@ -314,7 +314,7 @@ def test_grid_of_tasks_and_models_on_ray(cluster: Any, tmp_path: Path) -> None:
     assert "2 of 6 runs failed" in result.stderr
     written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.json"))
     assert written == [
-        f"{model}/v1/Folder-{task}.json"
+        f"{model}/v1/Folder-{task}-{folder_digest(tmp_path / task)}.json"
         for model in ("log-mel", "mfcc")
         for task in ("first", "second")
     ]

@@ -308,7 +308,11 @@ class ZeroShotSimilarityTask(Task):
             "distances": o.distances
             + ((main_distance,) if main_distance not in o.distances else ()),
             "pca": o.pca + ((main_pca,) if main_pca not in o.pca else ()),
-            **o.model_dump(exclude={"distances", "pca", *_FILTERS}),
+            # The family's own options only: a task's Options may add more (folder columns).
+            **o.model_dump(
+                include=set(ZeroShotSimilarityTask.Options.model_fields),
+                exclude={"distances", "pca", *_FILTERS},
+            ),
         }
 
     def _filter(
@@ -343,6 +347,7 @@ class ZeroShotSimilarityTask(Task):
                 bars.append(embedder.track(f"{self.name} {subset.name} scoring", total, "steps"))
             bars[0].advance(advance)
 
+        _refuse_padded_constants(arrays, [c.id for c in kept])
         try:
             report = zero_shot_similarity(
                 collate(arrays),
@@ -400,3 +405,22 @@ class ZeroShotSimilarityTask(Task):
     def protocol(self) -> dict[str, Any]:
         grid = {k: list(v) if isinstance(v, tuple) else v for k, v in self.grid().items()}
         return {"grid": grid, "filters": self.options.model_dump(include=set(_FILTERS))}
+
+
+def _refuse_padded_constants(arrays: list[Any], ids: list[str]) -> None:
+    """Refuse a constant embedding (silence) that zero padding would make look informative.
+
+    Unpadded, a constant vector is refused by the distances that cannot compare it (Spearman);
+    padded to the longest clip it is no longer constant, and would be scored on its length.
+    """
+    from audiobench.metrics.validation import invalid_clips_error
+
+    longest = max(a.shape[0] for a in arrays)
+    bad = [i for i, a in enumerate(arrays) if a.shape[0] < longest and a.size and np.ptp(a) == 0]
+    if bad:
+        raise invalid_clips_error(
+            "constant embeddings (silent audio?), which zero padding to the longest clip "
+            "would score by their length alone",
+            bad,
+            ids,
+        )

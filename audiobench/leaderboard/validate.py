@@ -389,6 +389,7 @@ def _folder_task_class(result: TaskResult) -> type[Task] | str:
     from audiobench.families import family_task
     from audiobench.registry import FOLDER_FAMILIES, FOLDER_FAMILY_SCORES
     from audiobench.task import DatasetSource, TaskMetadata
+    from audiobench.tasks.folder import MTEB_MAIN_SCORES
 
     name = result.task.name
     recorded = result.details.get("folder")
@@ -404,13 +405,23 @@ def _folder_task_class(result: TaskResult) -> type[Task] | str:
             f"folder task {name!r}: family {result.task.family!r} is not the folder-{folder} "
             f"family {family!r}"
         )
+    base = family_task(family)
+    attributes: dict[str, Any] = {}
+    recorded_options = result.run.task_options if result.run is not None else {}
+    if recorded_options.get("protocol") == "mteb" and folder in MTEB_MAIN_SCORES:
+        # Under the reference protocol a folder task's main score is the reference's.
+        main_score = MTEB_MAIN_SCORES[folder]
+        fields = base.Options.model_fields
+        attributes["options"] = base.Options.model_validate(
+            {k: v for k, v in recorded_options.items() if k in fields}
+        )
     meta = TaskMetadata(
         name=name,
         description=f"Folder task over {result.task.dataset}.",
         dataset=DatasetSource(kind="folder", path=result.task.dataset or "."),
         main_score=main_score,
     )
-    return type(f"Folder_{folder.replace('-', '_')}", (family_task(family),), {"metadata": meta})
+    return type(f"Folder_{folder.replace('-', '_')}", (base,), {"metadata": meta, **attributes})
 
 
 def _subset_scores(result: TaskResult) -> dict[str, dict[str, Any]]:

@@ -20,6 +20,7 @@ from audiobench.leaderboard.build import build_leaderboard
 from audiobench.leaderboard.validate import validate_paths
 from audiobench.registry import FOLDER_FAMILIES, FOLDER_FAMILY_SCORES
 from audiobench.results import TaskResult, load_result
+from tests.conftest import folder_digest
 from tests.leaderboard.browser import find_chromium, page_url, parse, run_chromium
 from tests.test_folder_families import _folder
 
@@ -48,6 +49,12 @@ def folder_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def _names(folder_results: Path) -> tuple[str, str]:
+    """The similarity and classification task names of the ``fsdd`` folder's runs."""
+    digest = folder_digest(folder_results.parent / "fsdd")
+    return f"Folder-fsdd-{digest}", f"Folder-fsdd-{digest}-classification"
+
+
 def _results(root: Path) -> list[TaskResult]:
     return [load_result(p) for p in sorted(root.rglob("*.json"))]
 
@@ -67,7 +74,7 @@ def test_private_validation_takes_folder_results_the_public_one_refuses(
     folder_results: Path,
 ) -> None:
     names = sorted(r.task.name for r in _results(folder_results))
-    assert names == ["Folder-fsdd", "Folder-fsdd-classification"]
+    assert names == list(_names(folder_results))
     public = validate_paths([folder_results])
     assert not public.accepted and len(public.problems) == 2
     for problem in public.problems:
@@ -89,14 +96,15 @@ def test_private_validation_still_checks_folder_results(
     folder_results: Path, tmp_path: Path
 ) -> None:
     # Taking folder results is not taking anything: an edited headline or a wrong family fails.
+    sim, cls = _names(folder_results)
     root = tmp_path / "edited"
     shutil.copytree(folder_results, root)
-    path = next(root.rglob("Folder-fsdd-classification.json"))
+    path = next(root.rglob(f"{cls}.json"))
     data = json.loads(path.read_text())
     data["main_score"] = 0.123
     data["main_score_name"] = "knn:accuracy"
     path.write_text(json.dumps(data))
-    other = next(root.rglob("Folder-fsdd.json"))
+    other = next(root.rglob(f"{sim}.json"))
     data = json.loads(other.read_text())
     data["details"]["folder"] = {"family": "clustering"}
     other.write_text(json.dumps(data))
@@ -104,21 +112,22 @@ def test_private_validation_still_checks_folder_results(
     lines = [p.line() for p in found.problems]
     assert not found.accepted
     assert any("main_score_name" in line and "linear:accuracy" in line for line in lines), lines
-    assert any("Folder-fsdd.json: task.name" in line and "clustering" in line for line in lines)
+    assert any(f"{sim}.json: task.name" in line and "clustering" in line for line in lines)
 
 
 def test_private_board_builds_and_marks_local_data(folder_results: Path, tmp_path: Path) -> None:
+    sim, cls = _names(folder_results)
     public = build_leaderboard(folder_results, tmp_path / "public")
     assert public.board.n_results == 0 and len(public.rejected) == 2
     made = build_leaderboard(folder_results, tmp_path / "site", allow_unpinned=True)
     assert made.rejected == [] and made.board.n_results == 2
-    assert made.board.local_data == ["Folder-fsdd", "Folder-fsdd-classification"]
+    assert made.board.local_data == [sim, cls]
     markdown = (tmp_path / "site" / "leaderboard.md").read_text()
-    assert "A private board: Folder-fsdd, Folder-fsdd-classification ran on local data" in markdown
+    assert f"A private board: {sim}, {cls} ran on local data" in markdown
     assert "permutation baseline" in markdown and "chance 0.333" in markdown
     with (tmp_path / "site" / "results.csv").open() as fh:
         rows = {row["task"]: row for row in csv.DictReader(fh)}
-    similarity, classification = rows["Folder-fsdd"], rows["Folder-fsdd-classification"]
+    similarity, classification = rows[sim], rows[cls]
     lift = float(similarity["main_score"]) - float(similarity["main_score_baseline"])
     assert float(similarity["main_score_lift"]) == pytest.approx(lift)
     assert float(classification["chance_level"]) == pytest.approx(1 / 3)
@@ -157,8 +166,9 @@ def test_private_board_opens_in_chromium(folder_results: Path, tmp_path: Path) -
 def test_score_context_reads_the_result_own_numbers(folder_results: Path) -> None:
     from audiobench.leaderboard.context import METRICS_PAGE, main_score_line, score_context
 
+    sim, cls = _names(folder_results)
     by_task = {r.task.name: r for r in _results(folder_results)}
-    similarity = by_task["Folder-fsdd"]
+    similarity = by_task[sim]
     config, metric = similarity.main_score_name.split(":")
     summary = similarity.aggregates["public"]["configs"][config]
     context = score_context(similarity)
@@ -166,7 +176,7 @@ def test_score_context_reads_the_result_own_numbers(folder_results: Path) -> Non
     assert context.lift == pytest.approx(summary[metric] - summary[f"{metric}_baseline"])
     assert context.chance is None and context.local_data
 
-    classification = by_task["Folder-fsdd-classification"]
+    classification = by_task[cls]
     (scores,) = classification.scores.values()
     context = score_context(classification)
     assert context.chance == pytest.approx(1 / scores["linear"]["n_classes"])

@@ -83,8 +83,10 @@ def test_another_folder_with_the_same_name_is_another_run(
     capsys.readouterr()
     (result,) = audiobench.evaluate(f"folder:{b}", "log-mel", task_options=FAST, **common)
     err = capsys.readouterr().err
-    assert "reusing" not in err and "differs in dataset" in err
+    # Its own result file: the first folder's result is neither reused nor replaced.
+    assert "reusing" not in err and "replacing" not in err
     assert result.run is not None and result.run.dataset.source == str(b.resolve())
+    assert len(list((tmp_path / "res" / "log-mel" / "v1").glob("Folder-clips-*.json"))) == 2
     # The same folder again, unchanged: reused.
     audiobench.evaluate(f"folder:{b}", "log-mel", task_options=FAST, **common)
     assert "reusing existing result" in capsys.readouterr().err
