@@ -153,6 +153,14 @@ def evaluate(
     batch_size: Annotated[
         int, typer.Option(min=1, help="Clips per encoder batch (batches group similar lengths).")
     ] = 16,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Torch threads while encoding (default: the usable cores the decoding "
+            "threads leave, at least 1). Recorded in the result's environment.",
+        ),
+    ] = None,
     device: Annotated[
         str, typer.Option(help="Torch device for the encoder: cpu, cuda, cuda:1.")
     ] = ("cpu"),
@@ -348,6 +356,7 @@ def evaluate(
             on_failure=_report_failure if len(tasks) * len(model) > 1 else None,
             output_dir=output_dir,
             batch_size=batch_size,
+            threads=threads,
             device=device,
             dtype=dtype,
             pooling=pooling,
