@@ -448,6 +448,30 @@ def _char_name(char: str) -> str:
     return f"U+{ord(char):04X} ({unicodedata.name(char, 'a control character').lower()})"
 
 
+def check_cell(
+    csv_path: Path,
+    line: int,
+    position: int,
+    name: str,
+    value: str,
+    refused: re.Pattern[str] = _INVISIBLE,
+) -> None:
+    """Raise :class:`DatasetError` naming the file, line and column if the cell ``value``
+    holds a character ``refused`` matches (by default any invisible one, for cells that name
+    a clip or a class: two names that look alike would be two clips or classes)."""
+    if found := refused.search(value):
+        raise DatasetError(
+            f"{csv_path} line {line}, column {position} ({name!r}): the cell holds "
+            f"{_char_name(found.group())}"
+            + (
+                ", which would make a clip or class that looks like another"
+                if refused is _INVISIBLE
+                else ""
+            )
+            + "; remove it"
+        )
+
+
 def read_csv_table(csv_path: Path) -> list[tuple[int, list[str]]]:
     """The rows of a CSV label table with their line numbers, header first.
 
@@ -589,17 +613,7 @@ def _clips_from_csv(
     for line, cells in table[1:]:
         row = dict(zip(fields, cells, strict=True))
         for position, name, refused in checks:
-            if found := refused.search(row[name]):
-                raise DatasetError(
-                    f"{csv_path} line {line}, column {position} ({name!r}): the cell holds "
-                    f"{_char_name(found.group())}"
-                    + (
-                        ", which would make a clip or class that looks like another"
-                        if refused is _INVISIBLE
-                        else ""
-                    )
-                    + "; remove it"
-                )
+            check_cell(csv_path, line, position, name, row[name], refused)
         rel = row[file_col]  # exactly as written: " a.wav" is another file than "a.wav"
         if not rel.strip():
             raise DatasetError(f"{csv_path} line {line}: empty {file_col!r}")

@@ -59,7 +59,6 @@ clips were dropped under ``--on-error skip`` are always counted skips.
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -82,6 +81,7 @@ from audiobench.reports import (
     parse_score_path,
     score_at,
 )
+from audiobench.sources import check_cell, read_csv_table
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
 
 __all__ = [
@@ -173,27 +173,31 @@ def _read_table(path: Path, kind: str, columns: TrialColumns) -> tuple[list[Tria
     fields = [columns.anchor, *([name] for name in columns.of(kind))]
     # A triplet's margin group is optional: without its column every group reads as empty.
     required = fields[:3] if kind == TRIPLET else fields
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        headers = reader.fieldnames or []
-        lower = {f.strip().lower(): f for f in headers}
-        found = [
-            next((lower[n.lower()] for n in names if n.lower() in lower), None) for names in fields
-        ]
-        for names, column in zip(required, found[: len(required)], strict=True):
-            if column is None:
-                raise ValueError(
-                    f"{path}: needs a column named {' or '.join(names)}; found {list(headers)}"
-                )
-        trials, unanswered = [], []
-        for line, row in enumerate(reader, start=2):
-            where = f"{path.name} line {line}"
-            anchor, first, second, last = ((row.get(c) or "").strip() if c else "" for c in found)
-            trial = _trial(where, kind, anchor, first, second, last)
-            if trial is None:
-                unanswered.append(where)
-            else:
-                trials.append(trial)
+    # Read as strictly as labels.csv: UTF-8, no repeated or padded column names, no ragged
+    # rows, and no invisible character in a cell that names a clip.
+    rows = read_csv_table(path)
+    headers = rows[0][1] if rows else []
+    lower = {f.lower(): f for f in headers}
+    found = [
+        next((lower[n.lower()] for n in names if n.lower() in lower), None) for names in fields
+    ]
+    for names, column in zip(required, found[: len(required)], strict=True):
+        if column is None:
+            raise ValueError(f"{path}: needs a column named {' or '.join(names)}; found {headers}")
+    positions = {name: position for position, name in enumerate(headers, start=1)}
+    trials, unanswered = [], []
+    for line, row in rows[1:]:
+        values = dict(zip(headers, row, strict=True))
+        for column in found:
+            if column is not None:
+                check_cell(path, line, positions[column], column, values[column])
+        anchor, first, second, last = (values[c].strip() if c else "" for c in found)
+        where = f"{path.name} line {line}"
+        trial = _trial(where, kind, anchor, first, second, last)
+        if trial is None:
+            unanswered.append(where)
+        else:
+            trials.append(trial)
     return trials, unanswered
 
 

@@ -28,6 +28,7 @@ from audiobench.metrics import DISTANCE_METRICS, InvalidEmbeddingsError
 from audiobench.reports import parse_score_path
 from audiobench.results import load_result
 from audiobench.runner import CachedEmbedder, ProgressBar
+from audiobench.sources import DatasetError
 from audiobench.task import DatasetSource, Embedder, TaskFamily, TaskMetadata
 from audiobench.tasks.perceptual_alignment import AvianPerception, MockPerceptualAlignment
 from tests.encoders import StatsEncoder
@@ -364,3 +365,21 @@ def test_cli_mock_with_log_mel(tmp_path: Path) -> None:
 
 def test_distances_match_the_metrics_engine() -> None:
     assert DISTANCES == DISTANCE_METRICS
+
+
+def test_trial_tables_are_read_as_strictly_as_labels_csv(tmp_path: Path) -> None:
+    """The sibling of labels.csv: a repeated column, a ragged row or an invisible character in
+    a clip name is an error naming the file, line and column, not a silently other trial."""
+    table = tmp_path / "triplets.csv"
+    table.write_text("anchor,positive,negative\na,b,c\na\u200b,b,c\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"line 3, column 1 \('anchor'\): .*U\+200B"):
+        read_triplet_table(table)
+    table.write_text("anchor,anchor,positive,negative\na,a,b,c\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match="columns 1 and 2: the column name 'anchor' appears"):
+        read_triplet_table(table)
+    table.write_text("anchor,positive,negative\na,b\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match="line 2: 2 field"):
+        read_triplet_table(table)
+    table.write_text("anchor,positive,negative\r\n a ,b,c\r\n", encoding="utf-8")
+    [trial] = read_triplet_table(table)  # ordinary spaces around a name are still trimmed
+    assert (trial.anchor, trial.first, trial.second) == ("a", "b", "c")
