@@ -276,7 +276,11 @@ def test_actor_killed_mid_run_is_restarted_and_nothing_is_recomputed(
     assert (log / "died").exists()
     encoded = _encoded_by(log)
     assert len(encoded) == 2  # two lives of the one actor
-    assert sum(encoded.values()) == 18  # every clip once: the lost batch redone, no other
+    # The lost batch is redone. Ray delivers a call's reply at least once, so the
+    # batch finished just before the crash may be redone too when the crash cut
+    # its reply off; nothing the driver had received is encoded again.
+    redone = sum(encoded.values()) - 18
+    assert redone in (0, 2), encoded
     info = remote.environment.ray
     assert info is not None and info.restarts == 1 and info.n_encoded == 18
     assert _same_embeddings(tmp_path / "local-cache", tmp_path / "ray-cache") == 18
