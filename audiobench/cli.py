@@ -667,6 +667,9 @@ def _human(n: int) -> str:
 #: Width of help printed to a pipe or file (Rich assumes 80 columns there, which squeezes the
 #: option tables into a column of 15 characters); TERMINAL_WIDTH or COLUMNS override it.
 PIPED_HELP_WIDTH = 120
+#: Width of tables printed to a pipe or file (`list models | less`, `results table > t.txt`):
+#: wide enough that a hub id or a model name is not broken over five lines.
+PIPED_TABLE_WIDTH = 160
 
 
 def _piped_help_width() -> None:
@@ -675,6 +678,7 @@ def _piped_help_width() -> None:
     import typer.rich_utils
 
     typer.rich_utils.MAX_WIDTH = PIPED_HELP_WIDTH
+    out.width = PIPED_TABLE_WIDTH
 
 
 def main() -> None:

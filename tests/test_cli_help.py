@@ -36,6 +36,14 @@ def test_piped_help_is_wide_and_keeps_bracketed_names() -> None:
     assert "folder-<family>:PATH" in " ".join(text.replace("│", " ").split())
 
 
+def test_piped_tables_keep_each_model_on_one_line() -> None:
+    done = _piped("list", "models")
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("│ clap ")]
+    # at 80 columns the hub id was broken over five lines of the source column
+    assert len(rows) == 1 and "laion/clap-htsat-unfused" in rows[0]
+
+
 def test_cache_clear_without_a_terminal_says_that_y_confirms() -> None:
     done = _piped("cache", "clear", "--cache-dir", os.devnull + "-no-such-cache")
     assert done.returncode == 1
