@@ -31,9 +31,10 @@ generated folds are group folds), and the result records it (``details["folder"]
 ``details["protocol"]["grouped"]``); ``--task-option grouped=false`` turns it off. The
 family's own options (``--task-option``) apply as usual.
 
-A task is named ``Folder-<folder name>-<digest>[-<family>]``, the digest being the first 8
-hex digits of the SHA-256 of the folder's resolved path, so two folders never share a result
-file, whatever their names.
+A task is named ``Folder-<folder name>[+<label column>]-<digest>[-<family>]``, the digest
+being the first 8 hex digits of the SHA-256 of the folder's resolved path, so two folders never
+share a result file, whatever their names; a label column other than ``label``
+(``label_column=speaker``) asks another question of the same clips and gets its own file.
 
 What a family cannot score honestly is refused before any audio is encoded, naming the
 table and the column: split values the family does not know (or a classification split
@@ -138,9 +139,17 @@ def folder_options(family: str) -> type[TaskOptions]:
     return options
 
 
-def folder_task_name(root: Path, family: str = "similarity") -> str:
-    """``Folder-<folder name>-<digest of the resolved path>[-<family>]``."""
+def folder_task_name(
+    root: Path, family: str = "similarity", label_column: str | None = None
+) -> str:
+    """``Folder-<folder name>[+<label column>]-<digest of the resolved path>[-<family>]``.
+
+    A label column other than the usual ``label`` asks another question of the same clips
+    (speakers instead of words), so its results get a file of their own.
+    """
     slug = re.sub(r"[^A-Za-z0-9._+-]", "_", root.name) or "root"
+    if label_column and label_column != "label":
+        slug += "+" + (re.sub(r"[^A-Za-z0-9._-]", "_", label_column))
     digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:8]
     return f"Folder-{slug}-{digest}" + ("" if family == "similarity" else f"-{family}")
 
@@ -151,9 +160,10 @@ def folder_task(path: str, family: str = "similarity", **kwargs: Any) -> Task:
     root = Path(path).expanduser().resolve()
     if not root.is_dir():
         raise FileNotFoundError(f"folder task: {root} is not a folder")
-    name = folder_task_name(root, family)
     options_type = folder_options(family)
     raw = _raw_options(kwargs)
+    label_column = raw.get("label_column")
+    name = folder_task_name(root, family, label_column if isinstance(label_column, str) else None)
     columns = _columns_of(raw, family, name)
     base, defaults, main, info = _layout(root, family, columns)
     if raw.get("protocol") == "mteb" and family in MTEB_MAIN_SCORES:

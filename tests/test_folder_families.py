@@ -233,16 +233,25 @@ def test_label_column_scores_another_column_as_rewriting_the_table_would(
     assert speakers.scores != result.scores
 
 
-def test_the_label_column_is_part_of_the_run_identity(
+def test_another_label_column_is_another_result_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Speakers instead of words is another question of the same clips: both results stay."""
     root = _two_labellings(tmp_path / "calls")
-    _run(f"folder-clustering:{root}", tmp_path, label_column="pitch")
+    pitch = _run(f"folder-clustering:{root}", tmp_path, label_column="pitch")
+    assert pitch.task.name.startswith("Folder-calls+pitch-")
+    assert pitch.task.name.endswith("-clustering")
     capsys.readouterr()
-    _run(f"folder-clustering:{root}", tmp_path)
-    assert "task option label_column" in capsys.readouterr().err  # not reused
-    _run(f"folder-clustering:{root}", tmp_path)
+    usual = _run(f"folder-clustering:{root}", tmp_path)
+    assert usual.task.name == pitch.task.name.replace("+pitch", "")
+    assert "replacing" not in capsys.readouterr().err
+    files = sorted(p.name for p in (tmp_path / "out").rglob("Folder-calls*.json"))
+    assert files == sorted([f"{usual.task.name}.json", f"{pitch.task.name}.json"])
+    _run(f"folder-clustering:{root}", tmp_path, label_column="pitch")
     assert "reusing existing result" in capsys.readouterr().err
+    # Naming the usual column is the usual question.
+    _run(f"folder-clustering:{root}", tmp_path, label_column="label")
+    assert "differs in task option label_column" in capsys.readouterr().err
 
 
 def test_label_column_from_the_cli_names_the_speaker_without_grouping_by_it(
@@ -259,7 +268,7 @@ def test_label_column_from_the_cli_names_the_speaker_without_grouping_by_it(
         ],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    (path,) = out.glob("log-mel/v1/Folder-calls-*-classification.json")
+    (path,) = out.glob("log-mel/v1/Folder-calls+speaker-*-classification.json")
     saved = load_result(path)
     assert saved.run is not None and saved.run.task_options["label_column"] == "speaker"
     # The speaker is the class here: the clips are not grouped by it.
