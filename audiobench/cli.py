@@ -21,7 +21,7 @@ from audiobench import registry
 from audiobench.audio import MAX_CLIP_SECONDS
 from audiobench.errors import UserError
 from audiobench.leaderboard.cli import leaderboard_app, results_app
-from audiobench.terminal import SafeConsole, printable
+from audiobench.terminal import SafeConsole, printable, stdout_console
 from audiobench.version import __version__
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ app.add_typer(leaderboard_app, name="leaderboard")
 
 # Every message goes through SafeConsole: names from data are shown, never obeyed.
 err = SafeConsole(stderr=True, soft_wrap=True)  # messages hold paths: never wrap them
-out = SafeConsole()
+out = stdout_console()
 
 
 #: Errors that are the user's to fix, printed as one line: audiobench's own user errors
@@ -667,9 +667,6 @@ def _human(n: int) -> str:
 #: Width of help printed to a pipe or file (Rich assumes 80 columns there, which squeezes the
 #: option tables into a column of 15 characters); TERMINAL_WIDTH or COLUMNS override it.
 PIPED_HELP_WIDTH = 120
-#: Width of tables printed to a pipe or file (`list models | less`, `results table > t.txt`):
-#: wide enough that a hub id or a model name is not broken over five lines.
-PIPED_TABLE_WIDTH = 160
 
 
 def _piped_help_width() -> None:
@@ -678,7 +675,6 @@ def _piped_help_width() -> None:
     import typer.rich_utils
 
     typer.rich_utils.MAX_WIDTH = PIPED_HELP_WIDTH
-    out.width = PIPED_TABLE_WIDTH
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ the program (tables, JSON, tracebacks) keeps its own line breaks and tabs.
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Iterable
 from typing import Any
@@ -73,3 +74,19 @@ class SafeConsole(Console):
         if isinstance(renderable, Text):
             renderable = _neutralised(renderable, self, keep="\n\t")
         return super().render(renderable, options)
+
+
+#: Width of tables printed to a pipe or file (`list models | less`, `results table > t.txt`):
+#: Rich assumes 80 columns there, which breaks a hub id or a task name over five lines.
+PIPED_TABLE_WIDTH = 160
+
+
+def stdout_console(**kwargs: Any) -> SafeConsole:
+    """The console for a command's output: at a pipe or file it is
+    :data:`PIPED_TABLE_WIDTH` wide unless ``COLUMNS`` or ``TERMINAL_WIDTH`` says otherwise."""
+    console = SafeConsole(**kwargs)
+    if not console.is_terminal and not (
+        os.environ.get("COLUMNS") or os.environ.get("TERMINAL_WIDTH")
+    ):
+        console.width = PIPED_TABLE_WIDTH
+    return console

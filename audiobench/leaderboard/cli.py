@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.text import Text
 
 if TYPE_CHECKING:
     from audiobench.leaderboard.context import ScoreContext
@@ -87,12 +88,12 @@ def table(
     import csv
     import sys
 
-    from rich.console import Console
     from rich.table import Table
 
     from audiobench.leaderboard.context import ScoreContext, score_context
     from audiobench.leaderboard.validate import find_result_files
     from audiobench.results import load_result
+    from audiobench.terminal import stdout_console
 
     files, problems = find_result_files(paths)
     for problem in problems:
@@ -150,7 +151,7 @@ def table(
         shown.add_column(model, justify="right", overflow="fold")
     for task in tasks:
         shown.add_row(task, columns[task], *(_cell(cells[m].get(task)) for m in models))
-    Console(soft_wrap=True).print(shown)
+    stdout_console(soft_wrap=True).print(shown)
     if not cells:
         _say("no result files found")
 
@@ -159,8 +160,12 @@ def _references(context: ScoreContext) -> tuple[float | None, ...]:
     return (context.baseline, context.lift, context.chance, context.spread)
 
 
-def _cell(entry: tuple[float | None, ScoreContext] | None) -> str:
+def _cell(entry: tuple[float | None, ScoreContext] | None) -> Text:
     """A score and, on the lines below it, what it reads against."""
+    return Text(_cell_lines(entry))
+
+
+def _cell_lines(entry: tuple[float | None, ScoreContext] | None) -> str:
     if entry is None or entry[0] is None:
         return "–"
     value, context = entry
@@ -174,7 +179,7 @@ def _cell(entry: tuple[float | None, ScoreContext] | None) -> str:
     if context.chance is not None:
         text += f"\nchance {context.chance:.4f}"
     if context.n_folds is not None:
-        text += f"\n{context.n_folds} folds"
+        text += f"\n{context.n_folds} fold{'' if context.n_folds == 1 else 's'}"
     if context.local_data:
         text += "\nlocal data"
     return text

@@ -56,7 +56,8 @@ class ScoreContext:
         if self.chance is not None:
             parts.append(f"chance {fmt(self.chance)}")
         if self.spread is not None:
-            folds = f" over {self.n_folds} folds" if self.n_folds else ""
+            plural = "" if self.n_folds == 1 else "s"
+            folds = f" over {self.n_folds} fold{plural}" if self.n_folds else ""
             parts.append(f"±{fmt(self.spread)} (std{folds})")
         if self.local_data:
             parts.append("local data")

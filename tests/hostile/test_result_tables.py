@@ -79,3 +79,23 @@ def test_export_never_writes_through_a_linked_model_folder(tmp_path: Path) -> No
     assert result.exit_code == 1
     assert "refused" in result.stdout and "is a symbolic link or not a folder" in result.stdout
     assert load_result(CLUSTERING).task.name == "MockClustering"  # the sources are untouched
+
+
+def test_results_table_shows_escape_sequences_in_names_and_keeps_its_lines(
+    tmp_path: Path,
+) -> None:
+    data = json.loads(CLUSTERING.read_text())
+    data["model"]["name"] = "evil\x1b[2J\x1b[1;1Herror: forged"
+    path = tmp_path / "m" / "v1" / "MockClustering.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data))
+    result = CliRunner().invoke(app, ["results", "table", str(path)])
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b" not in result.stdout  # the screen is not cleared, no line forged
+    assert "\\x1b[2J" in result.stdout
+    assert "0.4021" in result.stdout
+    # what a score reads against stays on lines of its own, not as a written "\n"
+    result = CliRunner().invoke(app, ["results", "table", str(V1)])
+    assert "\\n" not in result.stdout
+    cells = [c.strip() for line in result.stdout.splitlines() for c in line.split("│")]
+    assert "baseline 0.3994" in cells and "lift +0.0602" in cells and "1 fold" in cells
