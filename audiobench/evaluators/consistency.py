@@ -46,10 +46,11 @@ def check_spread(
 ) -> None:
     """Mean, median, min and max of one set of values, and its population spread, agree:
     min ≤ mean, median ≤ max, and std ≤ (max − min) / 2."""
+    at = f"{field}." if field else ""
     for name, value in (("mean", mean), ("median", median)):
-        check_at_most(f"{field}.min", low, f"{field}.{name}", value)
-        check_at_most(f"{field}.{name}", value, f"{field}.max", high)
-    check_at_most(f"{field}.std", std, f"half of {field}.max - {field}.min", (high - low) / 2)
+        check_at_most(f"{at}min", low, f"{at}{name}", value)
+        check_at_most(f"{at}{name}", value, f"{at}max", high)
+    check_at_most(f"{at}std", std, f"half of {at}max - {at}min", (high - low) / 2)
 
 
 def cutoffs(names: Sequence[str], prefix: str, suffix: str = "") -> list[tuple[int, str]]:
