@@ -52,6 +52,7 @@ class MtebRetrievalEvaluator(MtebEvaluator):
     kept), and in layout ``all`` a query's own clip ranked and relevant."""
 
     family = TaskFamily.RETRIEVAL
+    Report = mteb_protocol.MtebRankingReport
     strip_texts = False
     leave_one_out = False
 
@@ -84,6 +85,7 @@ class MtebRerankingEvaluator(MtebEvaluator):
     counts in recall and mAP."""
 
     family = TaskFamily.RERANKING
+    Report = mteb_protocol.MtebRankingReport
 
     @classmethod
     def describe(cls, task: Task) -> dict[str, Any]:
@@ -112,6 +114,7 @@ class MtebZeroShotClassificationEvaluator(MtebEvaluator):
     them, arg-max with ties to the first class."""
 
     family = TaskFamily.ZERO_SHOT_CLASSIFICATION
+    Report = mteb_protocol.MtebZeroShotReport
 
     @classmethod
     def describe(cls, task: Task) -> dict[str, Any]:

@@ -247,3 +247,53 @@ def test_an_edited_reconstruction_count_or_score_is_refused(
     path = _write(tmp_path / "forged", data, task)
     where = "scores.default" + ("" if message.startswith(".") else ": ")
     assert _lines(path) == [f"{path}: {where}{message}"]
+
+
+# ---------------------------------------------------------------------------- under MTEB's protocol
+
+_TREC = {
+    "n_samples": 4,
+    "n_documents": 12,
+    "hit_rate_at_1": 0.5,
+    "hit_rate_at_5": 0.75,
+    "recall_at_1": 0.25,
+    "recall_at_5": 0.5,
+    "mrr_at_1": 0.5,
+    "mrr_at_5": 0.625,
+    "precision_at_1": 0.5,
+    "map_at_1000": 0.55,
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("hit_rate_at_5", 0.7, "hit_rate_at_5: 0.7 is not a share of n_samples = 4 items (k/4; "
+         "nearest 0.75)"),
+        ("n_samples", 3, "hit_rate_at_1: 0.5 is not a share of n_samples = 3 items (k/3; nearest "
+         f"{2 / 3!r})"),
+        ("recall_at_5", 0.8, "recall_at_5 (0.8) exceeds hit_rate_at_5 (0.75)"),
+        ("mrr_at_5", 0.4, "mrr_at_1 (0.5) exceeds mrr_at_5 (0.4)"),
+        ("precision_at_1", 0.25, "precision_at_1: 0.25 is not hit_rate_at_1 (0.5)"),
+    ],
+    ids=["hit-share", "n_samples", "recall", "mrr-order", "precision"],
+)  # fmt: skip
+def test_an_edited_reference_protocol_ranking_report_is_refused(
+    tmp_path: Path, field: str, value: float, message: str
+) -> None:
+    task = "GTZANAudioReranking"
+    data = _hand_made(task, dict(_TREC), "map_at_1000", tmp_path)
+    data["scores"]["default"][field] = value
+    path = _write(tmp_path / "forged", data, task)
+    assert _lines(path) == [f"{path}: scores.default: {message}"]
+
+
+def test_an_edited_reference_protocol_zero_shot_accuracy_is_refused(tmp_path: Path) -> None:
+    task = "RavdessZeroshot"
+    data = _hand_made(task, {"n_samples": 16, "accuracy": 0.5}, "accuracy", tmp_path)
+    data["scores"]["default"]["accuracy"] = data["main_score"] = 0.51
+    path = _write(tmp_path / "forged", data, task)
+    assert _lines(path) == [
+        f"{path}: scores.default: accuracy: 0.51 is not a share of n_samples = 16 items "
+        "(k/16; nearest 0.5)"
+    ]
