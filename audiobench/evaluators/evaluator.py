@@ -12,11 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Generic, TypeVar, cast, get_args
 
-from audiobench import reports as _reports
-from audiobench.evaluators.registry import evaluator_for, protocols_for
-from audiobench.task import Embedder, Subset, Task
+from pydantic import Field
 
-__all__ = ["EvaluatedTask", "Evaluator", "EvaluatorModel", "task_protocols"]
+from audiobench import reports as _reports
+from audiobench.errors import OptionError
+from audiobench.evaluators.registry import evaluator_for, protocols_for
+from audiobench.reports import parse_score_path
+from audiobench.task import Embedder, Subset, Task, TaskOptions
+
+__all__ = ["EvaluatedOptions", "EvaluatedTask", "Evaluator", "EvaluatorModel", "task_protocols"]
 
 M = TypeVar("M")
 
@@ -73,6 +77,17 @@ class EvaluatorModel(Generic[M]):
         return model
 
 
+class EvaluatedOptions(TaskOptions):
+    """Base of the options of a family scored by evaluators: which protocol scores it."""
+
+    protocol: str = Field(
+        "audiobench",
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="The evaluator that scores the task: 'audiobench' (the family's own "
+        "evaluation), 'mteb' (MTEB's evaluation of MAEB tasks), or a plugin's protocol.",
+    )
+
+
 class EvaluatedTask(Task):
     """A family whose scoring is done by the evaluator of its ``protocol`` option."""
 
@@ -88,9 +103,11 @@ class EvaluatedTask(Task):
         options = super().resolve_options(values)
         protocol = getattr(options, "protocol", "audiobench")
         try:
-            evaluator_for(cls.family, protocol)
+            evaluator = evaluator_for(cls.family, protocol)
         except ValueError as exc:
             raise ValueError(f"task {cls.metadata.name}: invalid option protocol: {exc}") from None
+        if getattr(cls, "metadata", None) is not None and options != cls.options:
+            _check_main_score_under(cls, options, evaluator)
         return options
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
@@ -105,6 +122,37 @@ class EvaluatedTask(Task):
             **evaluator.describe(self),
             "evaluator": {"name": evaluator.protocol, "version": evaluator.version},
         }
+
+
+def _check_main_score_under(task: type[Task], options: Any, evaluator: type[Evaluator]) -> None:
+    """Refuse options under which the task's main score is not reported (it would be null).
+
+    A task declares its main score under its default options; a run may choose another
+    protocol (or, say, other cut-offs) whose report has no such number.
+    """
+    # The evaluator reads the options from the class it is given: a view with the run's.
+    view = cast("type[Task]", type(task.__name__, (task,), {"options": options}))
+    path = parse_score_path(task.metadata.main_score)
+    try:
+        evaluator.check_main_score(view, path)
+    except ValueError as exc:
+        scoring = []
+        for protocol in protocols_for(task.family):
+            other = options.model_copy(update={"protocol": protocol})
+            other_view = cast("type[Task]", type(task.__name__, (task,), {"options": other}))
+            try:
+                evaluator_for(task.family, protocol).check_main_score(other_view, path)
+            except ValueError:
+                continue
+            scoring.append(protocol)
+        remedy = (
+            f"; it is reported under protocol {', '.join(map(repr, scoring))}" if scoring else ""
+        )
+        raise OptionError(
+            f"task {task.metadata.name}: the options given leave its main score "
+            f"{task.metadata.main_score!r} unreported under protocol "
+            f"{evaluator.protocol!r} ({exc}){remedy}"
+        ) from None
 
 
 def task_protocols(task: type[Task]) -> tuple[str, ...]:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from itertools import compress
+from itertools import compress, pairwise
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
 
 import numpy as np
@@ -56,8 +56,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ByProtocol",
+    "MtebRankingReport",
     "MtebReport",
     "MtebSummary",
+    "MtebZeroShotReport",
     "ProtocolOptions",
     "check_main_score",
     "classification_report",
@@ -122,6 +124,51 @@ class MtebReport(KeyedReport):
                     raise ValueError(
                         f"{name}: {written!r} is not what per_experiment gives ({expected!r})"
                     )
+        return self
+
+
+class MtebRankingReport(MtebReport):
+    """Retrieval or reranking under the reference protocol: the trec metrics agree with the
+    number of judged queries (``n_samples``) and with each other."""
+
+    @model_validator(mode="after")
+    def _ranked(self) -> MtebRankingReport:
+        """hit_rate_at_k is a share of the judged queries; hit_rate, recall and mrr grow with
+        k; recall_at_k ≤ hit_rate_at_k; at k = 1, mrr and precision are the hit rate."""
+        from audiobench.evaluators.consistency import check_at_most, check_share_of, cutoffs
+
+        extra = self.model_extra or {}
+        names = list(extra)
+        for family in ("hit_rate", "recall", "mrr"):
+            ranked = cutoffs(names, f"{family}_at_")
+            for (_, low), (_, high) in pairwise(ranked):
+                check_at_most(low, extra[low], high, extra[high])
+        for k, name in cutoffs(names, "hit_rate_at_"):
+            check_share_of(name, extra[name], self.n_samples, "n_samples")
+            recall = f"recall_at_{k}"
+            check_at_most(recall, extra.get(recall), name, extra[name])
+            for same in (f"mrr_at_{k}", f"precision_at_{k}") if k == 1 else ():
+                value, hit = extra.get(same), extra[name]
+                # Either may be the rounded one (the reference rounds hit rates, not mrr).
+                if (
+                    value is not None
+                    and hit is not None
+                    and not (same_number(value, hit) or same_number(hit, value))
+                ):
+                    raise ValueError(f"{same}: {value!r} is not {name} ({hit!r})")
+        return self
+
+
+class MtebZeroShotReport(MtebReport):
+    """Zero-shot classification under the reference protocol: the accuracy is a share of the
+    scored clips (``n_samples``)."""
+
+    @model_validator(mode="after")
+    def _shares(self) -> MtebZeroShotReport:
+        from audiobench.evaluators.consistency import check_share_of
+
+        accuracy = (self.model_extra or {}).get("accuracy")
+        check_share_of("accuracy", accuracy, self.n_samples, "n_samples")
         return self
 
 
@@ -357,7 +404,9 @@ def _ranking_report(
     except ValueError as exc:
         raise error_in_context(exc, subset.where) from exc
     judged = sum(1 for r in relevance if r)
-    return MtebReport.model_validate({**metrics, "n_samples": judged, "n_documents": len(doc_ids)})
+    return MtebRankingReport.model_validate(
+        {**metrics, "n_samples": judged, "n_documents": len(doc_ids)}
+    )
 
 
 def retrieval_report(
@@ -434,7 +483,9 @@ def zero_shot_report(audio: np.ndarray, prompts: np.ndarray, targets: Sequence[i
     from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
 
     scores = zero_shot_argmax_scores(cosine_score_matrix(audio, prompts), list(targets))
-    return _report(scores, _CLASSIFICATION_KEYS, n_samples=len(targets))
+    return MtebZeroShotReport.model_validate(
+        {**_flat(scores, _CLASSIFICATION_KEYS), "n_samples": len(targets)}
+    )
 
 
 # ---------------------------------------------------------------------------- pairs

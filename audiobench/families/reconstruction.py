@@ -70,10 +70,11 @@ from contextlib import closing
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import numpy as np
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from audiobench.audio import ArrayAudioRef, Clip, decode_clip
 from audiobench.errors import DataError
+from audiobench.evaluators.consistency import check_spread
 from audiobench.reports import Count, NonNegative, Report, Summary, mean_or_none
 from audiobench.reports import Report as AnyReport  # the class attribute Report shadows it
 from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskOptions
@@ -99,6 +100,12 @@ class PerClip(Report):
     min: NonNegative
     max: NonNegative
 
+    @model_validator(mode="after")
+    def _consistent(self) -> PerClip:
+        """min ≤ mean, median ≤ max; the spread is at most half the range."""
+        check_spread("", self.mean, self.std, self.median, self.min, self.max)
+        return self
+
 
 class EmbeddingMse(PerClip):
     """Per-clip embedding MSE; ``mean`` is MSEB's score."""
@@ -116,6 +123,19 @@ class SiSdr(Report):
     min: _Decibels
     max: _Decibels
     n_capped: Count
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SiSdr:
+        """min ≤ mean, median ≤ max; the spread is at most half the range; a clip is capped
+        only at a bound, so with none capped no value lies beyond ±cap."""
+        check_spread("", self.mean, self.std, self.median, self.min, self.max)
+        at_cap = self.min <= -SI_SDR_CAP_DB or self.max >= SI_SDR_CAP_DB
+        if self.n_capped > 0 and not at_cap:
+            raise ValueError(
+                f"n_capped: {self.n_capped} clip(s) clipped to ±{SI_SDR_CAP_DB:g} dB, but min "
+                f"and max ({self.min!r}, {self.max!r}) lie inside"
+            )
+        return self
 
 
 class LengthMatching(Report):
@@ -143,6 +163,48 @@ class ReconstructionReport(Report):
     n_frames_reference: Count
     n_frames_reconstructed: Count
     n_clips: Annotated[int, Field(ge=2)]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ReconstructionReport:
+        """Every count is a count of the ``n_clips`` scored clips (or of their frames)."""
+        n = self.n_clips
+        counted = [
+            ("si_sdr.n_capped", self.si_sdr.n_capped),
+            (
+                "length_matching.n_trimmed + n_padded",
+                self.length_matching.n_trimmed + self.length_matching.n_padded,
+            ),
+        ]
+        for name, value in counted:
+            if value > n:
+                raise ValueError(f"{name}: {value} exceeds n_clips ({n})")
+        for name in ("n_frames_reference", "n_frames_reconstructed"):
+            if getattr(self, name) < n:
+                raise ValueError(
+                    f"{name}: {getattr(self, name)} is below n_clips ({n}); a clip has a frame"
+                )
+        mse = self.embedding_mse
+        if mse is not None:
+            if mse.n_evaluated + mse.n_skipped != n:
+                raise ValueError(
+                    f"embedding_mse: n_evaluated + n_skipped ({mse.n_evaluated} + "
+                    f"{mse.n_skipped}) is not n_clips ({n})"
+                )
+            if mse.n_evaluated == 0:
+                raise ValueError("embedding_mse.n_evaluated: 0 (the figure is then null)")
+            if mse.n_skipped == 0 and self.n_frames_reference != self.n_frames_reconstructed:
+                raise ValueError(
+                    f"n_frames_reconstructed: {self.n_frames_reconstructed} is not "
+                    f"n_frames_reference ({self.n_frames_reference}), though every clip's two "
+                    "frame sequences have one length (embedding_mse.n_skipped is 0)"
+                )
+        padded = self.length_matching
+        if (padded.n_padded == 0) != (padded.max_padded_samples == 0):
+            raise ValueError(
+                f"length_matching.max_padded_samples: {padded.max_padded_samples} with "
+                f"n_padded = {padded.n_padded}"
+            )
+        return self
 
 
 class ReconstructionSummary(Summary):

@@ -10,14 +10,15 @@
   (audio-caption datasets such as Clotho: the clip's audio queries the captions, or a
   caption queries the audio clips).
 - ``"all"``: every clip queries every clip in one modality (query by example without a
-  query split, e.g. songs by the same artist); a query's own clip is ranked last and is not
-  relevant (leave-one-out), except under ``protocol="mteb"``, where it is ranked and relevant
-  as in MAEB's ``JamAltArtistA2ARetrieval``.
+  query split, e.g. songs by the same artist); whether a query's own clip is relevant is the
+  evaluator's convention (audiobench's: no, and it is ranked last, leave-one-out; MTEB's:
+  yes, as in MAEB's ``JamAltArtistA2ARetrieval``).
 
 A side whose modality is ``"audio"`` is the clip's pooled audio embedding; a ``"text"`` side is
 ``Clip.text`` embedded by the encoder's text tower. With ``text_separator`` set, ``Clip.text``
-holds several texts (captions) joined by it; each non-empty, stripped piece is its own query or
-document. So audio→audio is query by example, audio→text and text→audio are cross-modal, and a
+holds several texts (captions) joined by it; each piece is its own query or document
+(stripped, and empty pieces dropped, unless the evaluator keeps them as they are, as MTEB's
+does). So audio→audio is query by example, audio→text and text→audio are cross-modal, and a
 spoken query against text documents (``query_modality="audio"``, ``document_modality="text"``)
 is what a cascade encoder (ASR, then a text embedder) is scored on: its ``encode_audio`` returns
 the text embedding of the transcript and its ``encode_text`` embeds the documents.
@@ -31,18 +32,17 @@ the text embedding of the transcript and its ``encode_text`` embeds the document
 
 Every document of a clip in ``relevant`` is relevant (all captions of a relevant clip).
 
-**Scoring.** Cosine similarity of L2-normalised embeddings. ``index="exact"`` (default) scores
-every query against every document and ranks the whole corpus, so MRR and mAP are exact;
-``index="faiss"`` (optional ``faiss-cpu``) searches a flat faiss index for the ``depth`` best
-documents, for corpora too large for a dense score matrix: MRR and mAP are then MRR@depth and
-mAP@depth (exact again when ``depth`` ≥ the corpus). Ties rank the lower document index first.
-Metric definitions: :mod:`audiobench.metrics.retrieval`. The report names the cut-off metrics
-after their cut-offs (``ndcg@10``, ``hit@5``, ``recall@5``), so its metric fields follow the
-``ks`` and ``ndcg_k`` options.
+**Scoring** is the evaluator's that the ``protocol`` option selects
+(:mod:`audiobench.evaluators`): ``"audiobench"`` (:mod:`audiobench.evaluators.retrieval`):
+cosine similarity, exact or faiss ranking (``index``, ``depth``), ``mrr``, ``map``,
+``ndcg@<k>``, ``hit@<k>``, ``recall@<k>`` (the report names the cut-off metrics after the
+``ks`` and ``ndcg_k`` options); ``"mteb"`` (:mod:`audiobench.evaluators.mteb`): as MTEB scores
+MAEB's retrieval tasks (float32 cosine, the trec metrics at MTEB's cut-offs, ties by
+decreasing document id, queries without a relevant document left out).
 
-**Bad input.** A query without any relevant document makes the metrics undefined: an error
-naming the queries (``on_missing="raise"``, default), or with ``on_missing="skip"`` it is left
-out and counted (``n_skipped`` in the scores, ids in ``details["skipped_queries"]``). Clips the
+**Bad input.** A query without any relevant document makes audiobench's metrics undefined: an
+error naming the queries (``on_missing="raise"``, default), or with ``on_missing="skip"`` it is
+left out and counted (``n_skipped`` in the scores, ids in ``details["skipped_queries"]``). Clips the
 runner skipped (``--on-error skip``) leave their queries and documents out, counted as
 ``n_queries_unembedded`` / ``n_documents_unembedded``. A text side needs an encoder with a
 text tower (:meth:`RetrievalTask.check_encoder`); a text side without text is an error naming
@@ -50,12 +50,6 @@ the clip.
 
 Subsets (``Clip.subset``) are scored separately; with several, ``aggregates["mean"]`` holds
 the unweighted mean of every metric and the main score is that mean.
-
-``protocol="mteb"`` scores as MTEB scores MAEB's retrieval tasks instead: float32 cosine, the
-trec metrics at MTEB's cut-offs (``hit_rate_at_5``, ``ndcg_at_10``, ``map_at_1000``, ...), ties
-by decreasing document id, queries without a relevant document left out, and texts split by
-``text_separator`` exactly as the reference splits them (unstripped, empty pieces kept); see
-:mod:`audiobench.families.mteb_protocol`.
 """
 
 from __future__ import annotations
@@ -63,62 +57,29 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 from pydantic import AfterValidator, Field, model_validator
 
-from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder
 from audiobench.errors import DataError
-from audiobench.families import mteb_protocol, ranking_inputs
-from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
-from audiobench.families.ranking_inputs import MAX_LISTED_IDS, embed_both, parse_list, unit_rows
+from audiobench.evaluators.evaluator import EvaluatedOptions, EvaluatedTask
+from audiobench.evaluators.retrieval import RetrievalReport, RetrievalSummary
+from audiobench.families import ranking_inputs
+from audiobench.families.ranking_inputs import embed_both, parse_list
 from audiobench.metrics.naming import describe_clips
-from audiobench.reports import Count, KeyedReport, Summary, Unit, metric_names
-from audiobench.task import Embedder, Subset, Task, TaskFamily
+from audiobench.task import Embedder, Subset, TaskFamily
 
-__all__ = ["RetrievalReport", "RetrievalSummary", "RetrievalTask"]
+__all__ = ["RetrievalInputs", "RetrievalReport", "RetrievalSummary", "RetrievalTask"]
 
 Modal = Literal["audio", "text"]
 
-
-#: Metrics reported at a cut-off k: ``ndcg@<k>``, ``hit@<k>``, ``recall@<k>``.
-CutoffMetric = Annotated[
-    str,
-    AfterValidator(metric_names(("mrr", "map"), ("ndcg@", ""), ("hit@", ""), ("recall@", ""))),
-]
 #: Cut-offs as an option: positive, kept sorted and unique.
 Cutoffs = Annotated[
     tuple[Annotated[int, Field(ge=1)], ...], AfterValidator(lambda ks: tuple(sorted(set(ks))))
 ]
-
-
-class RetrievalScores(KeyedReport):
-    """MRR and mAP, and the cut-off metrics (``ndcg@<k>``, ``hit@<k>``, ``recall@<k>``)."""
-
-    __pydantic_extra__: dict[CutoffMetric, Unit | None] = Field(init=False)
-    mrr: Unit | None
-    map: Unit | None
-
-
-class RetrievalReport(RetrievalScores):
-    """One subset: the metrics over its evaluated queries, and what was counted."""
-
-    n_queries: Count
-    n_skipped: Count
-    n_documents: Count
-    n_queries_unembedded: Count
-    n_documents_unembedded: Count
-    #: Split layout only: clips in neither the query nor the corpus splits.
-    n_clips_unused: Count | None = None
-
-
-class RetrievalSummary(Summary, RetrievalScores):
-    """Unweighted mean over subsets of every metric (None if undefined in any subset)."""
-
-    n_subsets: Count
 
 
 @dataclass(frozen=True)
@@ -134,15 +95,30 @@ class _Item:
         return self.clip.id if self.text is None else self.text
 
 
-class RetrievalTask(Task):
+@dataclass(frozen=True)
+class RetrievalInputs:
+    """One subset's embedded queries and documents, and which documents each query wants."""
+
+    queries: list[_Item]
+    documents: list[_Item]
+    query_matrix: np.ndarray
+    document_matrix: np.ndarray
+    #: Each query's relevant document indices, sorted.
+    relevance: list[list[int]]
+    #: Queries and documents left out because their clip could not be embedded.
+    n_queries_unembedded: int
+    n_documents_unembedded: int
+    #: Split layout only: clips in neither the query nor the corpus splits.
+    n_clips_unused: int | None
+
+
+class RetrievalTask(EvaluatedTask):
     """Base of retrieval tasks; a concrete task sets metadata and, where needed, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.RETRIEVAL
-    Report = ByProtocol(RetrievalReport, MtebReport)
-    Summary = ByProtocol(RetrievalSummary, MtebSummary)
     needs_labels = False  # relevance may come from metadata or from the clip itself
 
-    class Options(ProtocolOptions):
+    class Options(EvaluatedOptions):
         query_modality: Modal = Field("audio", description="Queries: clip audio or its texts.")
         document_modality: Modal = Field("audio", description="Documents: audio or texts.")
         layout: Literal["split", "paired", "all"] = Field(
@@ -191,27 +167,10 @@ class RetrievalTask(Task):
     options: Options = Options()
 
     @classmethod
-    def check_main_score(cls, path: tuple[str, ...]) -> None:
-        o = cls.options
-        if o.protocol == "mteb":
-            return mteb_protocol.check_main_score(cls, path)
-        cutoffs = [f"{m}@{k}" for m in ("hit", "recall") for k in o.ks]
-        cls.require_main_score(path, ["mrr", "map", f"ndcg@{o.ndcg_k}", *cutoffs])
-
-    @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
         sides = (cls.options.query_modality, cls.options.document_modality)
         why = f"{cls.__name__} needs one ({' -> '.join(sides)})"
         ranking_inputs.require_text_tower(encoder, "text" in sides, why)
-
-    def protocol(self) -> dict[str, Any]:
-        o = self.options
-        sides = o.model_dump(include={"query_modality", "document_modality", "layout"})
-        if o.protocol == "mteb":
-            return mteb_protocol.describe(self, **sides)
-        ranking = o.model_dump(mode="json", include={"index", "ks", "ndcg_k", "on_missing"})
-        depth = {"depth": o.depth} if o.index == "faiss" else {}
-        return {**sides, "similarity": "cosine", **ranking, **depth}
 
     # -- evaluation ------------------------------------------------------------------------
 
@@ -236,14 +195,14 @@ class RetrievalTask(Task):
             )
         return queries, corpus
 
-    def _items(self, clips: Sequence[Clip], modality: Modal, role: str) -> list[_Item]:
+    def _items(self, clips: Sequence[Clip], modality: Modal, role: str, strip: bool) -> list[_Item]:
         if modality == "audio":
             return [_Item(clip, None) for clip in clips]
         separator, items = self.options.text_separator, []
         for clip in clips:
             text = clip.text
             pieces = [] if text is None else [text] if separator is None else text.split(separator)
-            if self.options.protocol != "mteb":  # the reference keeps them unstripped, and empty
+            if strip:
                 pieces = [p.strip() for p in pieces if p.strip()]
             if not pieces:
                 raise DataError(
@@ -271,7 +230,11 @@ class RetrievalTask(Task):
         return explicit
 
     def _relevance(
-        self, q_kept: Sequence[_Item], d_kept: Sequence[_Item], explicit: dict[str, set[str]]
+        self,
+        q_kept: Sequence[_Item],
+        d_kept: Sequence[_Item],
+        explicit: dict[str, set[str]],
+        leave_one_out: bool,
     ) -> list[list[int]]:
         """Each query's relevant document indices (explicit ids, own clip, same label)."""
         by_clip: defaultdict[str, set[int]] = defaultdict(set)
@@ -280,28 +243,34 @@ class RetrievalTask(Task):
             by_clip[item.clip.id].add(d)
             if item.clip.label is not None:
                 by_label[item.clip.label].add(d)
-        layout, protocol = self.options.layout, self.options.protocol
-        # 'all': the reference counts a clip as relevant to itself; audiobench leaves it out.
-        own_counts = layout == "paired" or (layout == "all" and protocol == "mteb")
+        layout = self.options.layout
+        # 'all': a clip is relevant to itself unless the evaluator leaves it out.
+        own_counts = layout == "paired" or (layout == "all" and not leave_one_out)
         relevance: list[list[int]] = []
         for clip in (item.clip for item in q_kept):
             if clip.id in explicit:
                 docs = set().union(*(by_clip[c] for c in explicit[clip.id]))
             else:
                 docs = by_label.get(clip.label, set()) | (by_clip[clip.id] if own_counts else set())
-            if layout == "all" and protocol != "mteb":
+            if layout == "all" and leave_one_out:
                 docs = docs - by_clip[clip.id]
             relevance.append(sorted(docs))
         return relevance
 
-    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
-        from audiobench.metrics import retrieval_scores
+    def retrieval_inputs(
+        self, embedder: Embedder, subset: Subset, *, strip_texts: bool, leave_one_out: bool
+    ) -> RetrievalInputs:
+        """The subset's queries and documents, embedded, with each query's relevant documents.
 
+        Two conventions are the scoring evaluator's: ``strip_texts`` (strip the pieces of a
+        text split by ``text_separator`` and drop empty ones) and ``leave_one_out`` (layout
+        ``all``: a query's own clip is not relevant to it).
+        """
         o = self.options
         queries, corpus = self._partition(subset)
         explicit = self._explicit_relevance(queries, corpus)
-        q_items = self._items(queries, o.query_modality, "query")
-        d_items = self._items(corpus, o.document_modality, "document")
+        q_items = self._items(queries, o.query_modality, "query", strip_texts)
+        d_items = self._items(corpus, o.document_modality, "document", strip_texts)
         items = [*q_items, *d_items]
         audio_clips = list({it.clip.id: it.clip for it in items if it.text is None}.values())
         texts = [it.text for it in items if it.text is not None]
@@ -321,56 +290,17 @@ class RetrievalTask(Task):
                 f"{subset.where}: no {'queries' if not q_kept else 'documents'} left once "
                 "clips that could not be embedded were skipped"
             )
-        relevance = self._relevance(q_kept, d_kept, explicit)
-        if o.protocol == "mteb":
-            return mteb_protocol.retrieval_report(
-                subset, q_kept, d_kept, q_matrix, d_matrix, relevance
-            )
-        q_ids, d_ids = [it.clip.id for it in q_kept], [it.clip.id for it in d_kept]
-        missing = [i for i, rel in zip(q_ids, relevance, strict=True) if not rel]
-        if missing and (o.on_missing == "raise" or len(missing) == len(q_kept)):
-            hint = ranking_inputs.SKIP_HINT if o.on_missing == "raise" else ""
-            raise DataError(
-                f"{subset.where}: {len(missing)} of {len(q_kept)} queries have no relevant "
-                f"document (query clips: {describe_clips(missing)}){hint}"
-            )
-
-        q_unit = unit_rows(q_matrix, q_ids, f"{self.name}: query")
-        d_unit = unit_rows(d_matrix, d_ids, f"{self.name}: document")
-        if o.index == "exact":
-            ranked: dict[str, Any] = {"scores": q_unit @ d_unit.T}
-            if o.layout == "all":  # leave-one-out: a query's own clip ranks last, below any cosine
-                ranked["scores"][np.array(q_ids)[:, None] == np.array(d_ids)] = -2.0
-        else:
-            ranked = self._faiss_ranked(q_unit, d_unit)
-        scores = retrieval_scores(
-            relevance, **ranked, ks=o.ks, ndcg_k=o.ndcg_k, on_missing=o.on_missing
-        )
+        unused = None
         if o.layout == "split":
             used = {c.id for c in queries} | {c.id for c in corpus}
-            scores["n_clips_unused"] = sum(c.id not in used for c in subset.clips)
-        subset.details["skipped_queries"] = {
-            "n_no_relevant": len(missing),
-            "n_unembedded": q_lost,
-            "no_relevant_ids": list(dict.fromkeys(missing))[:MAX_LISTED_IDS],
-        }
-        return RetrievalReport(
-            **scores,
-            n_documents=len(d_kept),
+            unused = sum(c.id not in used for c in subset.clips)
+        return RetrievalInputs(
+            queries=q_kept,
+            documents=d_kept,
+            query_matrix=q_matrix,
+            document_matrix=d_matrix,
+            relevance=self._relevance(q_kept, d_kept, explicit, leave_one_out),
             n_queries_unembedded=q_lost,
             n_documents_unembedded=d_lost,
+            n_clips_unused=unused,
         )
-
-    def _faiss_ranked(self, queries: np.ndarray, docs: np.ndarray) -> dict[str, Any]:
-        """The ``ranking`` (or, when it covers the corpus, the ``scores``) that faiss gives."""
-        from audiobench.metrics import top_k
-
-        depth = min(self.options.depth, docs.shape[0])
-        _, ranking = top_k(queries, docs, depth, metric="cosine", index="faiss")
-        if depth < docs.shape[0]:
-            return {"ranking": ranking}
-        # The whole corpus is ranked: minus the rank is a score with the same order, and it
-        # allows cutoffs beyond a small corpus, as the exact path does.
-        scores = np.empty(ranking.shape, dtype=np.float64)
-        np.put_along_axis(scores, ranking, -np.arange(depth, dtype=np.float64)[None], axis=1)
-        return {"scores": scores}

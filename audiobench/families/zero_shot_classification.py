@@ -6,11 +6,16 @@ subsets together). Each class name becomes a text prompt:
 :meth:`ZeroShotClassificationTask.class_text` turns the name into words (underscores to spaces:
 ``"sea_waves"`` → ``"sea waves"``) and ``prompt_template`` (``"This is a sound of {label}."``)
 wraps them. The prompts are embedded once by the encoder's text tower, the clips by its audio
-tower (pooled); each clip's class scores are the cosine similarities to the prompts and the
-predicted class is the arg-max (ties: the earlier class). Scores:
-:func:`audiobench.metrics.classification_scores` (accuracy, balanced accuracy, macro F1,
-``top_<k>_accuracy`` when there are more than k classes). The prompts are recorded in the
-result's details.
+tower (pooled). The prompts are recorded in the result's details.
+
+**Scoring** is the evaluator's that the ``protocol`` option selects
+(:mod:`audiobench.evaluators`): ``"audiobench"``
+(:mod:`audiobench.evaluators.zero_shot_classification`): each clip's class scores are the
+cosine similarities to the prompts, the predicted class is the arg-max (ties: the earlier
+class); accuracy, balanced accuracy, macro F1, ``top_<k>_accuracy`` when there are more
+than k classes. ``"mteb"`` (:mod:`audiobench.evaluators.mteb`): as MTEB scores MAEB's
+zero-shot tasks (float32 cosine of the raw audio and prompt embeddings, arg-max with ties to
+the first class, MTEB's keys).
 
 **Bad input.** A model without a text tower is refused before any audio is decoded; a clip
 without a label or with a label outside the declared classes, fewer than two classes, two
@@ -20,26 +25,24 @@ Clips the runner skipped (``--on-error skip``) are left out and counted (``n_une
 Subsets (``Clip.subset``) are scored separately with the same class set; with several,
 ``aggregates["mean"]`` holds the unweighted mean of every metric and the main score is that
 mean.
-
-``protocol="mteb"`` scores as MTEB scores MAEB's zero-shot tasks instead: float32 cosine of the
-encoder's raw audio and prompt embeddings, arg-max with ties to the first class, MTEB's keys
-(``accuracy``, ``f1``, ...; :mod:`audiobench.families.mteb_protocol`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 import numpy as np
 from pydantic import AfterValidator, Field
 
-from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.encoder import Encoder
 from audiobench.errors import DataError
-from audiobench.families import mteb_protocol
-from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
+from audiobench.evaluators.evaluator import EvaluatedOptions, EvaluatedTask
+from audiobench.evaluators.zero_shot_classification import (
+    ZeroShotClassificationReport,
+    ZeroShotClassificationSummary,
+)
 from audiobench.families.ranking_inputs import (
     check_same_width,
     embed_text_matrix,
@@ -47,17 +50,13 @@ from audiobench.families.ranking_inputs import (
     unit_rows,
 )
 from audiobench.metrics.naming import describe_clips
-from audiobench.reports import Count, KeyedReport, Summary, Unit, metric_names
-from audiobench.task import Embedder, Subset, Task, TaskFamily, TaskScores
+from audiobench.task import Embedder, Subset, TaskFamily, TaskScores
 
 __all__ = [
     "ZeroShotClassificationReport",
     "ZeroShotClassificationSummary",
     "ZeroShotClassificationTask",
 ]
-
-#: Metrics always reported; ``top_<k>_accuracy`` joins them when there are more than k classes.
-METRICS = ("accuracy", "balanced_accuracy", "f1_macro")
 
 
 def _template(template: str) -> str:
@@ -78,40 +77,12 @@ def _distinct(classes: tuple[str, ...]) -> tuple[str, ...]:
     return classes
 
 
-TopKMetric = Annotated[str, AfterValidator(metric_names(METRICS, ("top_", "_accuracy")))]
-
-
-class ZeroShotScores(KeyedReport):
-    """Accuracy, balanced accuracy, macro F1, and ``top_<k>_accuracy`` where defined."""
-
-    __pydantic_extra__: dict[TopKMetric, Unit | None] = Field(init=False)
-    accuracy: Unit | None
-    balanced_accuracy: Unit | None
-    f1_macro: Unit | None
-
-
-class ZeroShotClassificationReport(ZeroShotScores):
-    """One subset: the metrics over its embedded clips, and the counts."""
-
-    n_samples: Count
-    n_classes: Count
-    n_unembedded: Count
-
-
-class ZeroShotClassificationSummary(Summary, ZeroShotScores):
-    """Unweighted mean over subsets of every metric (None if undefined in any subset)."""
-
-    n_subsets: Count
-
-
-class ZeroShotClassificationTask(Task):
+class ZeroShotClassificationTask(EvaluatedTask):
     """Base of zero-shot classification tasks; subclasses set metadata and, maybe, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.ZERO_SHOT_CLASSIFICATION
-    Report = ByProtocol(ZeroShotClassificationReport, MtebReport)
-    Summary = ByProtocol(ZeroShotClassificationSummary, MtebSummary)
 
-    class Options(ProtocolOptions):
+    class Options(EvaluatedOptions):
         prompt_template: Annotated[str, AfterValidator(_template)] = Field(
             "This is a sound of {label}.", description="Prompt of a class; '{label}': its words."
         )
@@ -121,17 +92,11 @@ class ZeroShotClassificationTask(Task):
         top_k: int = Field(5, ge=1, description="k of top_<k>_accuracy (reported when C > k).")
 
     options: Options = Options()
-    #: The classes and the unit-norm prompt embeddings of the evaluation (set by ``evaluate``).
-    _classes: list[str]
-    _prompt_unit: np.ndarray
-    #: The prompt embeddings as the encoder gave them (the reference protocol normalises them).
-    _prompt_raw: np.ndarray
-
-    @classmethod
-    def check_main_score(cls, path: tuple[str, ...]) -> None:
-        if cls.options.protocol == "mteb":
-            return mteb_protocol.check_main_score(cls, path)
-        cls.require_main_score(path, [*METRICS, f"top_{cls.options.top_k}_accuracy"])
+    #: The evaluation's classes, in score-column order (set by :meth:`evaluate`).
+    classes: list[str]
+    #: One prompt embedding per class, as the encoder gave it, and scaled to unit norm.
+    prompt_embeddings: np.ndarray
+    prompt_unit: np.ndarray
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
@@ -148,16 +113,9 @@ class ZeroShotClassificationTask(Task):
         """One prompt per class, in order."""
         return [self.options.prompt_template.format(label=self.class_text(c)) for c in classes]
 
-    def protocol(self) -> dict[str, Any]:
-        prompts = dict(zip(self._classes, self.prompts(self._classes), strict=True))
-        if self.options.protocol == "mteb":
-            return mteb_protocol.describe(self, prompts=prompts)
-        return {
-            "prompt_template": self.options.prompt_template,
-            "prompts": prompts,
-            "similarity": "cosine",
-            "top_k": self.options.top_k,
-        }
+    def class_prompts(self) -> dict[str, str]:
+        """Each class of the evaluation and its prompt."""
+        return dict(zip(self.classes, self.prompts(self.classes), strict=True))
 
     def _class_set(self, clips: Sequence[Clip]) -> list[str]:
         found = sorted({c.label for c in clips if c.label is not None})
@@ -177,8 +135,8 @@ class ZeroShotClassificationTask(Task):
         for name, group in self.clips_by_subset(clips).items():
             self._check_labels(Subset(name=name, clips=group, task=self.name))
         if clips:
-            self._classes = self._class_set(clips)
-            prompts = self.prompts(self._classes)
+            self.classes = self._class_set(clips)
+            prompts = self.prompts(self.classes)
             repeated = sorted({p for p in prompts if prompts.count(p) > 1})
             if repeated:
                 raise DataError(
@@ -186,24 +144,14 @@ class ZeroShotClassificationTask(Task):
                     f"{describe_clips(repeated)}"
                 )
             rows, text = embed_text_matrix(embedder, prompts, f"{self.name} prompts")
-            self._prompt_raw = text[[rows[p] for p in prompts]]
-            self._prompt_unit = unit_rows(self._prompt_raw, prompts, "prompt")
+            self.prompt_embeddings = text[[rows[p] for p in prompts]]
+            self.prompt_unit = unit_rows(self.prompt_embeddings, prompts, "prompt")
         return super().evaluate(embedder, clips)
 
-    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
-        from audiobench.metrics import classification_scores
-
+    def embedded_clips(self, embedder: Embedder, subset: Subset) -> tuple[list[Clip], np.ndarray]:
+        """The subset's clips that could be embedded, and their pooled audio embeddings."""
         kept, audio = embedder.embed_matrix(subset.clips, subset.label)
         if not kept:
             raise DataError(f"{subset.where}: no clip could be embedded")
-        check_same_width(audio, self._prompt_raw, "audio", "text", embedder.encoder.meta.name)
-        if self.options.protocol == "mteb":
-            targets = [self._classes.index(str(c.label)) for c in kept]
-            return mteb_protocol.zero_shot_report(audio, self._prompt_raw, targets)
-        scores = classification_scores(
-            [c.label for c in kept],
-            unit_rows(audio, [c.id for c in kept], "audio") @ self._prompt_unit.T,
-            classes=self._classes,
-            top_k=self.options.top_k,
-        )
-        return ZeroShotClassificationReport(**scores, n_unembedded=len(subset.clips) - len(kept))
+        check_same_width(audio, self.prompt_embeddings, "audio", "text", embedder.encoder.meta.name)
+        return kept, audio

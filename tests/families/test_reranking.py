@@ -148,6 +148,8 @@ def test_score_problems() -> None:
         ),
         0,
     )
+    # Consistent with its counts: one query with two candidates, all three error rates.
+    counts.update(n_queries=1, n_candidates=2)
     good = {
         "default": {
             "map": 1.0,
@@ -155,8 +157,8 @@ def test_score_problems() -> None:
             "ndcg": 0.5,
             "ndcg@5": 0.2,
             "wer": 1.7,
-            "candidate_error_rate": None,
-            "char_error_rate": None,
+            "candidate_error_rate": 1.0,
+            "char_error_rate": 0.9,
             **counts,
         }
     }

@@ -316,7 +316,8 @@ def test_score_problems() -> None:
         "n_queries_unembedded": 0,
         "n_documents_unembedded": 0,
     }
-    good = {"default": {"mrr": 0.5, "map": 0.4, "hit@3": 1.0, "recall@20": 0.0, **counts}}
+    # Consistent with its counts: recall at k ≥ n_documents is 1 (every document ranked).
+    good = {"default": {"mrr": 0.5, "map": 0.4, "hit@3": 1.0, "recall@20": 1.0, **counts}}
     assert A2A.score_problems(good) == []
     bad = {
         "default": {**good["default"], "mrr": 1.5, "p@1": 0.3, "n_queries": -1, "map": None},
