@@ -101,7 +101,7 @@ def mteb_metadata(
 
 
 def declare(
-    base: type,
+    base: type | tuple[type, ...],
     metadata: TaskMetadata,
     options: Any,
     hub: HubData | None = None,
@@ -121,7 +121,8 @@ def declare(
         "options": options,
         "hub": hub or HubData(),
     }
-    cls = type(attribute, (MaebTask, base), namespace)
+    bases = base if isinstance(base, tuple) else (base,)
+    cls = type(attribute, (MaebTask, *bases), namespace)
     setattr(sys.modules[module], attribute, cls)
     mteb_name = next((m for m, n in RENAMED.items() if n == metadata.name), metadata.name)
     MTEB_NAMES[mteb_name] = metadata.name
@@ -333,9 +334,18 @@ _ZERO_SHOT: tuple[tuple[str, str, str, tuple[str, ...], bool, str], ...] = (
      "2,048 rows stratified by class."),
 )  # fmt: skip
 
+
+class _VerbatimClasses:
+    """The candidate texts are the prompts as written: the reference embeds ``sea_waves``."""
+
+    @classmethod
+    def class_text(cls, label: str) -> str:
+        return label
+
+
 for _name, _label, _split, _classes, _cut, _what in _ZERO_SHOT:
     declare(
-        ZeroShotClassificationTask,
+        (_VerbatimClasses, ZeroShotClassificationTask),
         mteb_metadata(
             _name,
             _what,
