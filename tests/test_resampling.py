@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
+import soxr
 
+from audiobench import evaluate, registry
+from audiobench.audio import ArrayAudioRef, AudioDecodeError, Clip, decode_clip, resampler_for
 from audiobench.resampling import sinc_resample, sinc_resample_kernel
+from tests.encoders import StatsEncoder
+from tests.maeb.hub_layout import audio, write_hub_dataset
 
 
 def direct(x: np.ndarray, orig_rate: int, new_rate: int, width: int = 6) -> np.ndarray:
@@ -83,3 +90,59 @@ def test_channels_on_leading_axes_and_equal_rates() -> None:
         sinc_resample(same, 0, 16000)
     with pytest.raises(ValueError, match="whole numbers"):
         sinc_resample(same, 16000.5, 16000)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------- in the pipeline
+
+
+class RecordingEncoder(StatsEncoder):
+    """Keeps every waveform it is given."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.waves: list[np.ndarray] = []
+
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        self.waves.extend(np.array(w) for w in waveforms)
+        return super().encode_audio(waveforms)
+
+
+def test_decode_clip_resamples_once_from_the_native_rate_with_sinc() -> None:
+    wave = np.random.default_rng(3).uniform(-0.5, 0.5, 4410).astype(np.float32)
+    clip = Clip(id="c", audio=ArrayAudioRef(wave, 44100))
+    mteb = decode_clip(clip, 48000, 16000, resampler="sinc")
+    np.testing.assert_array_equal(mteb, sinc_resample(wave, 44100, 16000))
+    own = decode_clip(clip, 48000, 16000)  # audiobench: soxr to 48 kHz, then to 16 kHz
+    twice = soxr.resample(soxr.resample(wave, 44100, 48000, quality="HQ"), 48000, 16000, "HQ")
+    np.testing.assert_array_equal(own, twice.astype(np.float32))
+    assert mteb.shape == own.shape and not np.array_equal(mteb, own)
+    with pytest.raises(AudioDecodeError, match="empty audio"):
+        decode_clip(Clip(id="d", audio=ArrayAudioRef(wave[:0], 44100)), 48000, 16000,
+                    resampler="sinc")  # fmt: skip
+
+
+def test_resampler_follows_the_task_protocol() -> None:
+    cls = registry.tasks.get("GTZANGenreClustering")
+    assert resampler_for(cls.options) == "sinc"
+    assert resampler_for(cls.Options(protocol="audiobench")) == "soxr"
+    assert resampler_for(registry.tasks.get("ESC50").options) == "soxr"
+
+
+@pytest.mark.parametrize("protocol", ["mteb", "audiobench"])
+def test_a_run_feeds_the_model_what_its_protocol_resamples(protocol: str, tmp_path: Path) -> None:
+    rows = [{"audio": audio(300.0 * (1 + k % 2), k, sr=44100), "label": k % 2} for k in range(6)]
+    root = write_hub_dataset(tmp_path / f"gtzan-{protocol}", {"default": {"train": rows}})
+    task = registry.tasks.get("GTZANGenreClustering")(
+        dataset_path=root, options={"protocol": protocol}
+    )
+    encoder = RecordingEncoder()
+    evaluate(task, encoder, output_dir=tmp_path / "out", cache_dir=tmp_path / "cache",
+             progress=False, count_flops=False)  # fmt: skip
+    native = [c.audio.read()[0][:, 0] for c in task.load_data()]
+    if protocol == "mteb":
+        expected = [sinc_resample(w, 44100, 16000) for w in native]
+    else:
+        expected = [decode_clip(c, 48000, 16000) for c in task.load_data()]
+    assert len(encoder.waves) == 6
+    for got, want in zip(encoder.waves, expected, strict=True):
+        np.testing.assert_array_equal(got, want)
