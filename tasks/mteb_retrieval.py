@@ -20,6 +20,7 @@ from __future__ import annotations
 from audiobench.families import RetrievalTask
 from audiobench.maeb import HubData
 from audiobench.task import Columns
+from audiobench.tasks.maeb import JamAltLyricA2TRetrieval
 from audiobench.tasks.maeb_languages import COMMON_VOICE_21, JAM_ALT
 from audiobench.tasks.mteb_audio import declare, mteb_metadata
 from audiobench.tasks.mteb_audio_languages import COMMON_VOICE_17, SVQ_LOCALES
@@ -174,20 +175,14 @@ for _name, _options, _columns, _config, _subsets, _what in _PAIRED:
         module=__name__,
     )
 
-# Jam-ALT lines, the reverse of MAEB's JamAltLyricA2TRetrieval: a lyric line retrieves its sung
-# line (every sung line with the same text is relevant).
+# Jam-ALT lines, the reverse of MAEB's JamAltLyricA2TRetrieval (its columns and ids): a lyric
+# line retrieves its sung line (every sung line with the same text is relevant).
 declare(
     RetrievalTask,
     mteb_metadata(
         "JamAltLyricT2ARetrieval",
         "Jam-ALT lines, 4 languages: a lyric text retrieves the sung lines with that text.",
-        columns=Columns(
-            audio="audio",
-            label="text",
-            text="text",
-            subset="song_language",
-            extra=("song_name", "line_indices"),
-        ),
+        columns=JamAltLyricA2TRetrieval.metadata.columns,
         config="pure",
         splits=("test",),
         subsets=JAM_ALT,
@@ -195,6 +190,6 @@ declare(
         domains=("Music",),
     ),
     _T2A,
-    HubData(id_format="{song_name}{line_indices[0]}"),
+    JamAltLyricA2TRetrieval.hub,
     module=__name__,
 )

@@ -24,6 +24,15 @@ _UNREAD = (
     "publish a wrong number"
 )
 
+_COLUMN_NAMES = (
+    "needs the hub loader to read queries and judgements under other column names "
+    "('query-id', 'query', 'corpus-id')"
+)
+_SAME_SPLIT = (
+    "needs few-shot training and scoring on the same split without cross-validation (the "
+    "reference's set-up for this task); audiobench cross-validates a single split"
+)
+
 #: name -> (MTEB task type, audiobench family it would belong to, reason).
 _REASONS: dict[str, tuple[str, str, str]] = {
     # Reranking across modalities (XModBench): image and video, or definitions not read.
@@ -56,33 +65,13 @@ _REASONS: dict[str, tuple[str, str, str]] = {
     "ClothoMomentRetrieval": ("Any2AnyRetrieval", "retrieval", _COMPOSED),
     "SpeechEditAcousticRetrieval": ("Any2AnyRetrieval", "retrieval", _COMPOSED),
     # Retrieval read in ways the hub loader does not do.
-    "IncompeBenchLenientRetrieval": (
-        "Any2AnyRetrieval",
-        "retrieval",
-        "needs the hub loader to read queries and judgements under other column names "
-        "('query-id', 'query', 'corpus-id')",
-    ),
-    "IncompeBenchStrictRetrieval": (
-        "Any2AnyRetrieval",
-        "retrieval",
-        "needs the hub loader to read queries and judgements under other column names "
-        "('query-id', 'query', 'corpus-id')",
-    ),
+    "IncompeBenchLenientRetrieval": ("Any2AnyRetrieval", "retrieval", _COLUMN_NAMES),
+    "IncompeBenchStrictRetrieval": ("Any2AnyRetrieval", "retrieval", _COLUMN_NAMES),
     "FleursA2TRetrieval.v2": ("Any2AnyRetrieval", "retrieval", _UNREAD),
     "FleursT2ARetrieval.v2": ("Any2AnyRetrieval", "retrieval", _UNREAD),
     # Classification set-ups the reference protocol does not have.
-    "CSTRVCTKAccentID": (
-        "AudioClassification",
-        "classification",
-        "needs few-shot training and scoring on the same split without cross-validation (the "
-        "reference's set-up for this task); audiobench cross-validates a single split",
-    ),
-    "CSTRVCTKGender": (
-        "AudioClassification",
-        "classification",
-        "needs few-shot training and scoring on the same split without cross-validation (the "
-        "reference's set-up for this task); audiobench cross-validates a single split",
-    ),
+    "CSTRVCTKAccentID": ("AudioClassification", "classification", _SAME_SPLIT),
+    "CSTRVCTKGender": ("AudioClassification", "classification", _SAME_SPLIT),
     "INatSounds": (
         "AudioClassification",
         "classification",
