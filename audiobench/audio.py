@@ -1,5 +1,8 @@
 """Audio clips and their decoding: soundfile to read, soxr to resample, mono float32 out.
 
+Under MTEB's protocol the resampling is MTEB's instead (:func:`decode_clip` with
+``resampler="sinc"``, :mod:`audiobench.resampling`).
+
 A :class:`Clip` carries a reference to its audio rather than the samples, so
 a task over 100k clips holds only metadata; decoding happens in the runner's
 worker threads, batch by batch.
@@ -12,7 +15,7 @@ import io
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import soundfile as sf
@@ -30,8 +33,10 @@ __all__ = [
     "Clip",
     "DuplicateAudioError",
     "FileAudioRef",
+    "Resampler",
     "decode_clip",
     "load_waveform",
+    "resampler_for",
     "waveform_hash",
 ]
 
@@ -43,6 +48,15 @@ AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".aiff", ".aif", ".opus")
 #: resampled to 16 kHz) is refused instead of exhausting memory. A longer clip
 #: is a per-clip failure (an error, or a skip under ``on_error="skip"``).
 MAX_CLIP_SECONDS = 600.0
+
+#: How a clip reaches the model's rate: "soxr" through the task's canonical rate
+#: (audiobench's protocol), "sinc" from its own rate in one step (MTEB's protocol).
+Resampler = Literal["soxr", "sinc"]
+
+
+def resampler_for(options: object) -> Resampler:
+    """The resampler of a task's options: ``"sinc"`` under ``protocol="mteb"``, else soxr."""
+    return "sinc" if getattr(options, "protocol", None) == "mteb" else "soxr"
 
 
 class AudioDecodeError(UserError, ValueError):
@@ -276,6 +290,18 @@ def load_waveform(
     Audio longer than ``max_seconds`` (None: no limit) is refused from its
     header, before decoding or resampling.
     """
+    mono, sr = _decode_mono(ref, clip_id, max_seconds)
+    if sr != sample_rate:
+        mono = soxr.resample(mono, sr, sample_rate, quality="HQ").astype(np.float32, copy=False)
+        if mono.size == 0:
+            raise AudioDecodeError(
+                clip_id, ref.location, f"too short to resample from {sr} to {sample_rate} Hz"
+            )
+    return np.ascontiguousarray(mono, dtype=np.float32)
+
+
+def _decode_mono(ref: AudioRef, clip_id: str, max_seconds: float | None) -> tuple[np.ndarray, int]:
+    """``ref`` decoded to mono float32 at its own rate, checked; and that rate."""
     try:
         data, sr = ref.read_bounded(max_seconds)
     except _TooLong as exc:
@@ -290,13 +316,7 @@ def load_waveform(
         raise AudioDecodeError(clip_id, ref.location, f"{bad} non-finite samples (NaN/Inf)")
     if data.shape[1] > 1:
         _check_downmix(data, mono, clip_id, ref.location)
-    if sr != sample_rate:
-        mono = soxr.resample(mono, sr, sample_rate, quality="HQ").astype(np.float32, copy=False)
-        if mono.size == 0:
-            raise AudioDecodeError(
-                clip_id, ref.location, f"too short to resample from {sr} to {sample_rate} Hz"
-            )
-    return np.ascontiguousarray(mono, dtype=np.float32)
+    return mono, int(sr)
 
 
 def decode_clip(
@@ -305,14 +325,25 @@ def decode_clip(
     model_rate: int,
     *,
     max_seconds: float | None = MAX_CLIP_SECONDS,
+    resampler: Resampler = "soxr",
 ) -> np.ndarray:
-    """Decode a clip the way every task does: to the task's canonical rate, then the model's.
+    """Decode a clip the way its task's protocol does, to mono float32 at the model's rate.
 
-    VocSim fixes 16 kHz mono as the common ground before any model-specific
-    processing; going through it keeps a model at 48 kHz from seeing more
-    bandwidth than the dataset promises. ``max_seconds`` is the per-clip limit
-    of :func:`load_waveform`.
+    ``"soxr"`` (audiobench's protocol): to the task's canonical rate, then the model's. VocSim
+    fixes 16 kHz mono as the common ground before any model-specific processing; going
+    through it keeps a model at 48 kHz from seeing more bandwidth than the dataset promises.
+    ``"sinc"`` (MTEB's protocol, as MTEB's wrappers resample): decoded at the recording's own
+    rate and resampled once to the model's with the windowed-sinc filter of
+    :mod:`audiobench.resampling`; the canonical rate is not used. ``max_seconds`` is the
+    per-clip limit of :func:`load_waveform`.
     """
+    if resampler == "sinc":
+        from audiobench.resampling import sinc_resample
+
+        mono, rate = _decode_mono(clip.audio, clip.id, max_seconds)
+        # Never empty: one sample at any rate gives at least one (ceil(len * new / old)).
+        wave = sinc_resample(mono, rate, model_rate)
+        return np.ascontiguousarray(wave, dtype=np.float32)
     wave = load_waveform(clip.audio, canonical_rate, clip_id=clip.id, max_seconds=max_seconds)
     if model_rate != canonical_rate:
         wave = soxr.resample(wave, canonical_rate, model_rate, quality="HQ").astype(

@@ -473,6 +473,28 @@ def _task_rows(family: str | None) -> list[dict[str, Any]]:
                 "protocols": list(task_protocols(cls)),
             }
         )
+    # Tasks of other benchmarks that audiobench does not score are listed too, with the reason.
+    for name, entry in sorted(registry.unsupported_tasks().items()):
+        if family and entry.family != family:
+            continue
+        rows.append(
+            {
+                "name": name,
+                "family": entry.family,
+                "description": f"{entry.source}: not supported ({entry.reason})",
+                "offline": False,
+                "dataset": entry.dataset,
+                "revision": entry.revision,
+                "subsets": [],
+                "main_score": None,
+                "domains": [],
+                "options": {},
+                # The protocol of the benchmark it comes from; "unsupported" says it cannot run.
+                "protocols": [entry.protocol],
+                "source": entry.source,
+                "unsupported": entry.reason,
+            }
+        )
     return rows
 
 
@@ -548,6 +570,9 @@ def list_(
             for col in ("name", "family", "offline", "main score", "description"):
                 table.add_column(col, overflow="fold")
             for r in rows:
+                if "unsupported" in r:
+                    table.add_row(r["name"], r["family"] or "-", "-", "-", r["description"])
+                    continue
                 offline = "yes" if r["offline"] else "no"
                 table.add_row(r["name"], r["family"], offline, r["main_score"], r["description"])
         else:

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from audiobench import distributed, registry
-from audiobench.audio import MAX_CLIP_SECONDS, Clip
+from audiobench.audio import MAX_CLIP_SECONDS, Clip, resampler_for
 from audiobench.cache import EmbeddingCache
 from audiobench.efficiency import (
     FLOPS_PROBE_SECONDS,
@@ -466,6 +466,7 @@ def _run_one(
         encoder,
         cache,
         canonical_rate=task.metadata.sample_rate,
+        resampler=resampler_for(task.options),
         batch_size=config.batch_size,
         on_error=config.on_error,
         max_clip_seconds=config.max_clip_seconds,

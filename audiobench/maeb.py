@@ -11,7 +11,8 @@ the hub serves them). Four layouts:
 - ``"pairs"``: one row per pair, two audio columns (``pair_columns``) and a 0/1 label; each
   row gives two clips sharing ``metadata["pair"]`` (the pair classification family's
   ``"given"`` layout).
-- ``"retrieval"``: the configurations ``corpus`` (``id``, ``audio``), ``queries`` (``id`` and
+- ``"retrieval"``: the configurations ``corpus`` (``id`` and ``audio``, or ``text`` with
+  ``corpus_modality="text"``), ``queries`` (``id`` and
   ``text``, or ``audio``) and the judgements ``default`` (else ``qrels``: ``query-id``,
   ``corpus-id``, ``score``). Corpus clips keep their ids and have split ``corpus``; queries
   become clips ``query:<id>`` of split ``query`` whose ``metadata["relevant"]`` lists the
@@ -93,6 +94,7 @@ class HubData(BaseModel):
     )
     pair_columns: tuple[str, str] = ("audio1", "audio2")
     query_modality: Literal["audio", "text"] = "text"
+    corpus_modality: Literal["audio", "text"] = "audio"
 
 
 @dataclass(frozen=True)
@@ -382,12 +384,15 @@ def _ranking_clips(task: Task, hub: HubData) -> list[Clip]:
     queries_ds = _open(task, "query" if "query" in configs else "queries", split, any_split=True)
     qrels_ds = _open(task, "default" if "default" in configs else "qrels", split, any_split=True)
     id_column = "_id" if "_id" in corpus_ds.column_names else "id"
-    corpus = _clips_from_table(
-        corpus_ds,
-        Columns(audio="audio", id=id_column, label=None, required=("audio",)),
-        "corpus",
-        f"{meta.dataset.path}[corpus]",
-    )
+    if hub.corpus_modality == "text":
+        corpus = _text_corpus(corpus_ds, id_column, meta.name)
+    else:
+        corpus = _clips_from_table(
+            corpus_ds,
+            Columns(audio="audio", id=id_column, label=None, required=("audio",)),
+            "corpus",
+            f"{meta.dataset.path}[corpus]",
+        )
     corpus_ids = {c.id for c in corpus}
     judged: dict[str, dict[str, int]] = {}
     for q, d, score in zip(
@@ -429,3 +434,20 @@ def _ranking_clips(task: Task, hub: HubData) -> list[Clip]:
             )
         )
     return out
+
+
+def _text_corpus(corpus_ds: Any, id_column: str, task: str) -> list[Clip]:
+    """Text documents (audio→text retrieval): clips without audio whose text is the document.
+
+    The reference joins a non-empty ``title`` to the text; no task read here has one, so a
+    corpus with titles is refused rather than scored on part of its text.
+    """
+    if "title" in corpus_ds.column_names and any(corpus_ds["title"]):
+        raise DatasetError(
+            f"task {task}: the text corpus has a 'title' column; documents with titles are "
+            "not supported by this loader"
+        )
+    return [
+        Clip(id=str(did), audio=TextOnly(f"document {did!r}"), text=text, split="corpus")
+        for did, text in zip(corpus_ds[id_column], corpus_ds["text"], strict=True)
+    ]

@@ -28,8 +28,11 @@ __all__ = [
     "PluginWarning",
     "Registry",
     "UnknownNameError",
+    "UnsupportedTask",
+    "UnsupportedTaskError",
     "models",
     "tasks",
+    "unsupported_tasks",
 ]
 
 T = TypeVar("T")
@@ -117,6 +120,8 @@ class Registry(Generic[T]):
             return self._loaded[name]
         regs = self.registrations().get(name)
         if not regs:
+            if self.kind == "task" and name in unsupported_tasks():
+                raise UnsupportedTaskError(unsupported_tasks()[name])
             raise UnknownNameError(self.kind, name, self.names())
         if len(regs) > 1:
             raise DuplicateRegistrationError(self.kind, name, [r.distribution for r in regs])
@@ -176,6 +181,57 @@ class Registry(Generic[T]):
 
 class PluginLoadError(ImportError):
     """A registered plugin exists but cannot be used."""
+
+
+@dataclass(frozen=True)
+class UnsupportedTask:
+    """A task of another benchmark that audiobench knows of but does not score, and why.
+
+    Listed by ``audiobench list tasks`` beside the tasks it scores, so that a benchmark's
+    catalogue is complete there; asking to evaluate one is an error giving the reason.
+    """
+
+    name: str
+    source: str  # the benchmark and its task type, e.g. "MTEB 2.26 Any2AnyRetrieval"
+    family: str | None  # the audiobench family it would belong to, if any
+    dataset: str | None
+    revision: str | None
+    reason: str
+    protocol: str = "mteb"  # the protocol of the benchmark it comes from
+
+
+class UnsupportedTaskError(UserError, LookupError):
+    def __init__(self, task: UnsupportedTask) -> None:
+        super().__init__(
+            f"task {task.name!r} ({task.source}) is not supported by audiobench: {task.reason} "
+            "(see `audiobench list tasks --json`, entries with 'unsupported')"
+        )
+
+
+_UNSUPPORTED_GROUP = "audiobench.unsupported_tasks"
+_unsupported: dict[str, UnsupportedTask] | None = None
+
+
+def unsupported_tasks() -> dict[str, UnsupportedTask]:
+    """Tasks listed as not supported, by name: entry points of ``audiobench.unsupported_tasks``,
+    each a sequence of :class:`UnsupportedTask`. One that fails to load warns and is skipped."""
+    global _unsupported
+    if _unsupported is None:
+        found: dict[str, UnsupportedTask] = {}
+        for ep in metadata.entry_points(group=_UNSUPPORTED_GROUP):
+            try:
+                entries = list(ep.load())
+            except Exception as exc:
+                warnings.warn(
+                    f"unsupported-task list {ep.name!r} ({ep.value}) failed to import: "
+                    f"{type(exc).__name__}: {exc}; skipping it",
+                    PluginWarning,
+                    stacklevel=2,
+                )
+                continue
+            found.update((e.name, e) for e in entries if isinstance(e, UnsupportedTask))
+        _unsupported = found
+    return _unsupported
 
 
 tasks: Registry[Task] = Registry("task", "audiobench.tasks", Task)  # type: ignore[type-abstract]

@@ -30,6 +30,7 @@ from audiobench.audio import (
     AudioDecodeError,
     Clip,
     DuplicateAudioError,
+    Resampler,
     decode_clip,
     waveform_hash,
 )
@@ -153,6 +154,7 @@ class CachedEmbedder(Embedder):
         max_clip_seconds: float | None = MAX_CLIP_SECONDS,
         allow_duplicates: bool = False,
         threads: int | None = None,
+        resampler: Resampler = "soxr",
     ) -> None:
         self.planner: BatchPlanner[_Decoded] = BatchPlanner(batch_size)
         self.encoder = encoder
@@ -170,6 +172,8 @@ class CachedEmbedder(Embedder):
         self.chunk_size = max(chunk_size, batch_size)
         self.progress = progress
         self.max_clip_seconds = max_clip_seconds
+        #: How clips reach the model's rate (the task's protocol: :func:`decode_clip`).
+        self.resampler: Resampler = resampler
         self.allow_duplicates = allow_duplicates
         # (subset, waveform hash) -> (clip id, location) of the first clip seen with it.
         self._first_with_audio: dict[tuple[str | None, str], tuple[str, str]] = {}
@@ -254,6 +258,7 @@ class CachedEmbedder(Embedder):
             chunk_size=self.chunk_size,
             progress=self.progress,
             max_clip_seconds=self.max_clip_seconds,
+            resampler=self.resampler,
             allow_duplicates=(
                 self.allow_duplicates if allow_duplicates is None else allow_duplicates
             ),
@@ -288,7 +293,13 @@ class CachedEmbedder(Embedder):
     def _decode(self, clip: Clip) -> _Decoded:
         rate = self.encoder.meta.sample_rate
         try:
-            wave = decode_clip(clip, self.canonical_rate, rate, max_seconds=self.max_clip_seconds)
+            wave = decode_clip(
+                clip,
+                self.canonical_rate,
+                rate,
+                max_seconds=self.max_clip_seconds,
+                resampler=self.resampler,
+            )
         except AudioDecodeError as exc:
             return _Decoded(clip, None, None, exc)
         return _Decoded(clip, wave, waveform_hash(wave, rate))

@@ -35,7 +35,7 @@ import numpy as np
 from rich.console import Console
 from rich.markup import escape
 
-from audiobench.audio import Clip
+from audiobench.audio import Clip, resampler_for
 from audiobench.batching import BatchPlanner, is_out_of_memory, unusable
 from audiobench.cache import EmbeddingCache
 from audiobench.distributed.pool import MAX_RESTARTS, Actor, EncoderPool, cause
@@ -251,7 +251,13 @@ class Stage:
             items = [(c.id, payload(c.audio, mode)) for c in chunk]
             refs = self.decode.options(
                 num_cpus=self.decode_cpus, num_returns=1 + len(items)
-            ).remote(items, rate, model_rate, self.config.max_clip_seconds)
+            ).remote(
+                items,
+                rate,
+                model_rate,
+                self.config.max_clip_seconds,
+                resampler_for(self.task.options),
+            )
             unit.parts[refs[0]] = part
             unit.meta.append([])
             unit.waves.append(list(refs[1:]))

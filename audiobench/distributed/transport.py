@@ -21,6 +21,7 @@ from audiobench.audio import (
     AudioRef,
     Clip,
     FileAudioRef,
+    Resampler,
     decode_clip,
     waveform_hash,
 )
@@ -82,6 +83,7 @@ def decode_part(
     canonical_rate: int,
     model_rate: int,
     max_seconds: float | None,
+    resampler: Resampler = "soxr",
 ) -> tuple[Any, ...]:
     """Decode clips as the runner does; return ``(meta, *waveforms)``.
 
@@ -96,7 +98,11 @@ def decode_part(
         if ref is not None:
             try:
                 wave = decode_clip(
-                    Clip(id=clip_id, audio=ref), canonical_rate, model_rate, max_seconds=max_seconds
+                    Clip(id=clip_id, audio=ref),
+                    canonical_rate,
+                    model_rate,
+                    max_seconds=max_seconds,
+                    resampler=resampler,
                 )
             except Exception:
                 wave = None
