@@ -82,7 +82,8 @@ def render_utterance(text: str, *, seed: int, sample_rate: int = 16000) -> np.nd
         parts += [_syllable(word, f0, sample_rate, rng), pause]
     wave = np.concatenate(parts)
     wave += 1e-3 * rng.standard_normal(wave.size)  # a noise floor
-    return (wave / np.max(np.abs(wave)) * 10 ** (-3 / 20)).astype(np.float32)
+    peak = float(np.max(np.abs(wave)))
+    return np.asarray(wave / peak * 10 ** (-3 / 20), dtype=np.float32)
 
 
 _PEOPLE = ("Mara Quill", "Tobin Reyes", "Ilse Varga", "Omar Lindqvist", "Wen Ashby", "Kofi Dunmore")
