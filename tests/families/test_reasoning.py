@@ -145,11 +145,11 @@ def test_fitting_from_one_example_names_the_option() -> None:
 
 def test_bad_examples_are_named() -> None:
     fake = FakeEmbedder({"q1": [1.0, 0, 0]}, SPANS)
-    with pytest.raises(DataError, match="'q1'.*spans"):
+    with pytest.raises(DataError, match=r"'q1'.*spans"):
         Given().evaluate(fake, [clip("q1", answer="Paris")])
-    with pytest.raises(DataError, match="'q1'.*answer"):
+    with pytest.raises(DataError, match=r"'q1'.*answer"):
         Given().evaluate(fake, [clip("q1", spans=ALL)])
-    with pytest.raises(InvalidEmbeddingsError, match="NaN.*'q1'") as caught:
+    with pytest.raises(InvalidEmbeddingsError, match=r"NaN.*'q1'") as caught:
         Given().evaluate(FakeEmbedder({"q1": [np.nan, 0, 0]}, SPANS), [question("q1", "Paris")])
     assert caught.value.clip_ids == ("q1",)  # named, so that --on-error skip can leave it out
 
@@ -296,7 +296,7 @@ def test_svq_tasks_read_svq_layout(tmp_path: Path) -> None:
 
 
 def test_svq_bad_copies_are_named(tmp_path: Path) -> None:
-    with pytest.raises(DatasetError, match="utt_index.jsonl"):
+    with pytest.raises(DatasetError, match=r"utt_index\.jsonl"):
         SVQEnUsSpanInLangReasoning(dataset_path=tmp_path).load_data()
     root = write_svq(tmp_path / "svq")
     with (root / "span_reasoning_in_lang.jsonl").open("a") as fh:
