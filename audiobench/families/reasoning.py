@@ -34,8 +34,9 @@ from pydantic import Field
 
 from audiobench.encoder import Encoder, OutputKind
 from audiobench.evaluators.evaluator import EvaluatedTask
+from audiobench.families.mseb_options import MsebProtocolOptions
 from audiobench.families.ranking_inputs import require_text_tower
-from audiobench.task import TaskFamily, TaskOptions
+from audiobench.task import TaskFamily
 
 __all__ = ["ReasoningTask"]
 
@@ -46,13 +47,7 @@ class ReasoningTask(EvaluatedTask):
     family: ClassVar[TaskFamily] = TaskFamily.REASONING
     needs_labels = False  # the reference is metadata["answer"]
 
-    class Options(TaskOptions):
-        protocol: str = Field(
-            "mseb",
-            pattern=r"^[a-z][a-z0-9_]*$",
-            description="The evaluator that scores the task: 'mseb' (MSEB's span QA), or a "
-            "plugin's protocol.",
-        )
+    class Options(MsebProtocolOptions):
         no_answer_threshold: float | None = Field(
             None,
             description="Answer 'No Answer' when the best span's score is below this; None: "

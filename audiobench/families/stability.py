@@ -35,8 +35,9 @@ from pydantic import Field, model_validator
 from audiobench.audio import ArrayAudioRef, Clip, load_waveform
 from audiobench.encoder import Encoder, OutputKind
 from audiobench.evaluators.evaluator import EvaluatedTask
+from audiobench.families.mseb_options import MsebProtocolOptions
 from audiobench.families.spec_augment import SpecAugmentConfig, spec_augment, variant_seed
-from audiobench.task import TaskFamily, TaskOptions
+from audiobench.task import TaskFamily
 
 __all__ = ["StabilityTask"]
 
@@ -49,13 +50,7 @@ class StabilityTask(EvaluatedTask):
     family: ClassVar[TaskFamily] = TaskFamily.STABILITY
     needs_labels = False  # the clean output is the reference
 
-    class Options(TaskOptions):
-        protocol: str = Field(
-            "mseb",
-            pattern=r"^[a-z][a-z0-9_]*$",
-            description="The evaluator that scores the task: 'mseb' (MSEB's stability), or a "
-            "plugin's protocol.",
-        )
+    class Options(MsebProtocolOptions):
         representation: Literal["continuous", "discrete"] = Field(
             "continuous",
             description="Vector outputs (CED, DTW, L2) or code outputs (UED), as MSEB's "
