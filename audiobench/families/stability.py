@@ -111,6 +111,15 @@ class StabilityTask(EvaluatedTask):
                 "--task-option representation=discrete"
             )
 
+    def embedding_passes(self, encoder: Encoder) -> tuple[bool, ...]:
+        """The clean clips' outputs the evaluator reads: pooled vectors or unpooled outputs.
+
+        The variants exist only during evaluation, so the Ray stage cannot fill them first.
+        """
+        o = self.options
+        assert isinstance(o, StabilityTask.Options)
+        return (o.representation == "continuous" and o.outputs == "pooled",)
+
     def spec_augment_config(self) -> SpecAugmentConfig:
         o = self.options
         assert isinstance(o, StabilityTask.Options)

@@ -209,6 +209,8 @@ def test_the_wrong_kind_of_encoder_is_refused() -> None:
     with pytest.raises(ValueError, match="returns vectors"):
         Discrete.check_encoder(encoder(OutputKind.SEQUENCE))
     Stability.check_encoder(encoder(OutputKind.SEQUENCE))
+    assert Stability().embedding_passes(encoder(OutputKind.SEQUENCE)) == (False,)
+    assert Stability(outputs="pooled").embedding_passes(encoder(OutputKind.VECTOR)) == (True,)
     Discrete.check_encoder(encoder(OutputKind.TOKENS))
 
 
