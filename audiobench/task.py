@@ -59,6 +59,8 @@ class TaskFamily(StrEnum):
     RECONSTRUCTION = "reconstruction"
     PERCEPTUAL_ALIGNMENT = "perceptual_alignment"
     PAIR_CLASSIFICATION = "pair_classification"
+    REASONING = "reasoning"
+    STABILITY = "stability"
 
 
 class TaskMetadata(BaseModel):

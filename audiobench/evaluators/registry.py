@@ -22,8 +22,10 @@ __all__ = ["BUILTIN_MODULES", "evaluator_for", "protocols_for", "register"]
 BUILTIN_MODULES = (
     "audiobench.evaluators.clustering",
     "audiobench.evaluators.mteb",
+    "audiobench.evaluators.reasoning",
     "audiobench.evaluators.reranking",
     "audiobench.evaluators.retrieval",
+    "audiobench.evaluators.stability",
     "audiobench.evaluators.zero_shot_classification",
 )
 ENTRY_POINT_GROUP = "audiobench.evaluators"

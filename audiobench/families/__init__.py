@@ -4,9 +4,11 @@ from audiobench.families.classification import ClassificationTask
 from audiobench.families.clustering import ClusteringTask
 from audiobench.families.pair_classification import PairClassificationTask
 from audiobench.families.perceptual_alignment import PerceptualAlignmentTask
+from audiobench.families.reasoning import ReasoningTask
 from audiobench.families.reconstruction import ReconstructionTask
 from audiobench.families.reranking import RerankingTask
 from audiobench.families.retrieval import RetrievalTask
+from audiobench.families.stability import StabilityTask
 from audiobench.families.zero_shot_classification import ZeroShotClassificationTask
 from audiobench.families.zero_shot_similarity import ZeroShotSimilarityTask
 from audiobench.task import Task, TaskFamily
@@ -18,9 +20,11 @@ FAMILIES: dict[TaskFamily, type[Task]] = {
         ClusteringTask,
         PairClassificationTask,
         PerceptualAlignmentTask,
+        ReasoningTask,
         ReconstructionTask,
         RerankingTask,
         RetrievalTask,
+        StabilityTask,
         ZeroShotClassificationTask,
         ZeroShotSimilarityTask,
     )
@@ -41,9 +45,11 @@ __all__ = [
     "ClusteringTask",
     "PairClassificationTask",
     "PerceptualAlignmentTask",
+    "ReasoningTask",
     "ReconstructionTask",
     "RerankingTask",
     "RetrievalTask",
+    "StabilityTask",
     "ZeroShotClassificationTask",
     "ZeroShotSimilarityTask",
     "family_task",
