@@ -20,8 +20,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from audiobench.evaluators.clustering import ClusteringReport, ClusteringSummary
-from audiobench.evaluators.evaluator import EvaluatedTask
-from audiobench.families.mteb_protocol import ProtocolOptions
+from audiobench.evaluators.evaluator import EvaluatedOptions, EvaluatedTask
 from audiobench.task import TaskFamily
 
 __all__ = ["ClusteringReport", "ClusteringSummary", "ClusteringTask"]
@@ -32,13 +31,7 @@ class ClusteringTask(EvaluatedTask):
 
     family: ClassVar[TaskFamily] = TaskFamily.CLUSTERING
 
-    class Options(ProtocolOptions):
-        protocol: str = Field(  # type: ignore[assignment]
-            "audiobench",
-            pattern=r"^[a-z][a-z0-9_]*$",
-            description="The evaluator that scores the task: 'audiobench' (the family's own "
-            "evaluation), 'mteb' (MTEB's evaluation of MAEB tasks), or a plugin's protocol.",
-        )
+    class Options(EvaluatedOptions):
         seeds: tuple[int, ...] = Field(
             (0, 1, 2, 3, 4), min_length=1, description="random_state of each k-means run."
         )
