@@ -10,7 +10,7 @@ evaluator's name and version under ``details["evaluator"]``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Generic, TypeVar, cast, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast, get_args
 
 from pydantic import Field
 
@@ -19,6 +19,9 @@ from audiobench.errors import OptionError
 from audiobench.evaluators.registry import evaluator_for, protocols_for
 from audiobench.reports import parse_score_path
 from audiobench.task import Embedder, Subset, Task, TaskOptions
+
+if TYPE_CHECKING:
+    from audiobench.encoder import Encoder
 
 __all__ = ["EvaluatedOptions", "EvaluatedTask", "Evaluator", "EvaluatorModel", "task_protocols"]
 
@@ -36,9 +39,30 @@ class Evaluator:
     Summary: ClassVar[type[_reports.Summary]]
 
     @classmethod
+    def report_model(cls, task: Task | type[Task]) -> type[_reports.Report]:
+        """The model of one subset's scores of ``task`` (``cls.Report`` unless it depends on
+        the task's options, as the metric names of a multi-label task do)."""
+        return cls.Report
+
+    @classmethod
+    def summary_model(cls, task: Task | type[Task]) -> type[_reports.Summary]:
+        """The model of the mean over subsets of ``task`` (``cls.Summary`` by default)."""
+        return cls.Summary
+
+    @classmethod
     def check_main_score(cls, task: type[Task], path: tuple[str, ...]) -> None:
         """Raise ``ValueError`` unless ``path`` names a number in this protocol's summary."""
         return None
+
+    @classmethod
+    def check_encoder(cls, task: type[Task], encoder: Encoder) -> None:
+        """Raise a clear error if ``encoder`` lacks what this protocol needs for ``task``."""
+        return None
+
+    @classmethod
+    def embedding_passes(cls, task: Task, encoder: Encoder) -> tuple[bool, ...]:
+        """The embedding passes scoring ``task`` reads (:meth:`Task.embedding_passes`)."""
+        return (True,)
 
     @classmethod
     def evaluate_subset(cls, task: Task, embedder: Embedder, subset: Subset) -> _reports.Report:
@@ -66,14 +90,16 @@ class EvaluatorModel(Generic[M]):
 
     Read on a class it follows the class's default ``protocol`` option, on a task its run's;
     so a result is built and checked with the model of the protocol it was run under.
+    ``method`` names the evaluator's class method that gives it
+    (:meth:`Evaluator.report_model`, :meth:`Evaluator.summary_model`).
     """
 
-    def __init__(self, attribute: str) -> None:
-        self.attribute = attribute
+    def __init__(self, method: str) -> None:
+        self.method = method
 
     def __get__(self, instance: object, owner: type) -> type[M]:
         owned = cast("Task | type[Task]", instance if instance is not None else owner)
-        model: type[M] = getattr(_evaluator(owned), self.attribute)
+        model: type[M] = getattr(_evaluator(owned), self.method)(owned)
         return model
 
 
@@ -91,12 +117,19 @@ class EvaluatedOptions(TaskOptions):
 class EvaluatedTask(Task):
     """A family whose scoring is done by the evaluator of its ``protocol`` option."""
 
-    Report = EvaluatorModel[_reports.Report]("Report")
-    Summary = EvaluatorModel[_reports.Summary]("Summary")
+    Report = EvaluatorModel[_reports.Report]("report_model")
+    Summary = EvaluatorModel[_reports.Summary]("summary_model")
 
     @classmethod
     def check_main_score(cls, path: tuple[str, ...]) -> None:
         _evaluator(cls).check_main_score(cls, path)
+
+    @classmethod
+    def check_encoder(cls, encoder: Encoder) -> None:
+        _evaluator(cls).check_encoder(cls, encoder)
+
+    def embedding_passes(self, encoder: Encoder) -> tuple[bool, ...]:
+        return _evaluator(self).embedding_passes(self, encoder)
 
     @classmethod
     def resolve_options(cls, values: Mapping[str, Any]) -> Any:

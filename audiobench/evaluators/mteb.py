@@ -6,7 +6,7 @@ The reproductions of the reference's evaluators and their fixed settings are in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from audiobench import reports as _reports
 from audiobench.evaluators.evaluator import Evaluator
@@ -14,6 +14,9 @@ from audiobench.evaluators.registry import register
 from audiobench.families import mteb_protocol
 from audiobench.families.mteb_protocol import MtebReport, MtebSummary
 from audiobench.task import Embedder, Subset, Task, TaskFamily
+
+if TYPE_CHECKING:
+    from audiobench.families.pair_classification import PairClassificationTask
 
 __all__ = ["MtebClusteringEvaluator", "MtebEvaluator"]
 
@@ -131,3 +134,44 @@ class MtebZeroShotClassificationEvaluator(MtebEvaluator):
         kept, audio = task.embedded_clips(embedder, subset)
         targets = [task.classes.index(str(c.label)) for c in kept]
         return mteb_protocol.zero_shot_report(audio, task.prompt_embeddings, targets)
+
+
+# --- classification, pair classification ---
+
+
+@register
+class MtebClassificationEvaluator(MtebEvaluator):
+    """Few-shot logistic regression (``accuracy``; multi-label: ``lrap``)."""
+
+    family = TaskFamily.CLASSIFICATION
+
+    @classmethod
+    def evaluate_subset(cls, task: Task, embedder: Embedder, subset: Subset) -> _reports.Report:
+        o = cast(Any, task.options)
+        return mteb_protocol.classification_report(
+            embedder, subset, multilabel=o.multilabel, separator=o.label_separator
+        )
+
+    @classmethod
+    def describe(cls, task: Task) -> dict[str, Any]:
+        return mteb_protocol.describe(task, multilabel=cast(Any, task.options).multilabel)
+
+
+@register
+class MtebPairClassificationEvaluator(MtebEvaluator):
+    """The pair scores in the reference's flat keys (``cosine_ap``, ``max_ap``, ...)."""
+
+    family = TaskFamily.PAIR_CLASSIFICATION
+
+    @classmethod
+    def evaluate_subset(cls, task: Task, embedder: Embedder, subset: Subset) -> _reports.Report:
+        from audiobench.evaluators.pair_classification import similarity_scores
+
+        pairs = cast("PairClassificationTask", task).embed_pairs(embedder, subset)
+        return mteb_protocol.pair_report(
+            similarity_scores(pairs, subset.where), n_pairs=pairs.n_scored
+        )
+
+    @classmethod
+    def describe(cls, task: Task) -> dict[str, Any]:
+        return mteb_protocol.describe(task, **cast("PairClassificationTask", task).pairs_layout())

@@ -20,8 +20,10 @@ __all__ = ["BUILTIN_MODULES", "evaluator_for", "protocols_for", "register"]
 
 #: The modules holding the built-in protocols' evaluators.
 BUILTIN_MODULES = (
+    "audiobench.evaluators.classification",
     "audiobench.evaluators.clustering",
     "audiobench.evaluators.mteb",
+    "audiobench.evaluators.pair_classification",
     "audiobench.evaluators.reasoning",
     "audiobench.evaluators.reranking",
     "audiobench.evaluators.retrieval",

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import compress, pairwise
-from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import numpy as np
 from pydantic import Field, StringConstraints, model_validator
@@ -48,14 +48,13 @@ from pydantic import Field, StringConstraints, model_validator
 from audiobench.errors import DataError
 from audiobench.metrics.pair_classification import PAIR_METRICS, PAIR_SIMILARITIES
 from audiobench.metrics.trec_retrieval import TREC_K_VALUES, TREC_METRICS
-from audiobench.reports import Count, KeyedReport, Report, Summary, finite_or_none, same_number
+from audiobench.reports import Count, KeyedReport, Summary, finite_or_none, same_number
 from audiobench.task import Embedder, Subset, Task, TaskOptions, error_in_context
 
 if TYPE_CHECKING:
     from audiobench.audio import Clip
 
 __all__ = [
-    "ByProtocol",
     "MtebRankingReport",
     "MtebReport",
     "MtebSummary",
@@ -81,7 +80,6 @@ BOOTSTRAP_SIZE = 16_384
 KMEANS_BATCH_SIZE = 512
 
 MetricName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
-R = TypeVar("R", bound=Report)
 
 
 class ProtocolOptions(TaskOptions):
@@ -177,21 +175,6 @@ class MtebSummary(Summary, KeyedReport):
 
     __pydantic_extra__: dict[MetricName, float | None] = Field(init=False)
     n_subsets: Count
-
-
-class ByProtocol(Generic[R]):
-    """A family's ``Report`` or ``Summary``: its own model, or the reference protocol's.
-
-    Read on a class it follows the class's default ``protocol`` option, on a task its run's;
-    so a result is built and checked with the model of the protocol it was run under.
-    """
-
-    def __init__(self, own: type[R], mteb: type[R]) -> None:
-        self.own, self.mteb = own, mteb
-
-    def __get__(self, instance: object, owner: type) -> type[R]:
-        options = getattr(instance if instance is not None else owner, "options", None)
-        return self.mteb if getattr(options, "protocol", "audiobench") == "mteb" else self.own
 
 
 # ---------------------------------------------------------------------------- main scores

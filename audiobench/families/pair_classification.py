@@ -1,4 +1,11 @@
-"""Pair classification: are two clips the same (label 1) or different (0)? ``max_ap`` (main).
+"""Pair classification: are two clips the same (label 1) or different (0)?
+
+A pair classification task holds pairs of clips, each labelled same or different, in subsets.
+How they are scored belongs to the evaluator its ``protocol`` option selects
+(:mod:`audiobench.evaluators`): ``"audiobench"``
+(:mod:`audiobench.evaluators.pair_classification`: four similarities, each one's accuracy,
+F1 and average precision at its best thresholds, ``max_ap`` the main score) or ``"mteb"``
+(:mod:`audiobench.evaluators.mteb`: the same numbers in the reference's flat keys).
 
 **Pairs.** Two layouts (option ``pairs``):
 
@@ -12,50 +19,31 @@
   pairs, ``max_pairs`` are drawn without replacement (seeded by ``seed``); the count of all
   pairs is recorded.
 
-**Scoring.** The pooled embeddings of a subset's clips are collated together and each pair
-scored by four similarities: cosine, dot product, and the negated euclidean and manhattan
-distances (:func:`audiobench.metrics.pair_classification.pair_classification_scores`). For
-each: ``accuracy`` and ``f1`` (with its ``precision`` and ``recall``) at their best threshold,
-the thresholds, and ``ap`` (average precision); then ``max_<metric>`` over the four functions.
-``main_score`` is ``max_ap`` (or ``<function>:<metric>``, e.g. ``cosine:ap``).
+The pooled embeddings of a subset's clips are collated together, one row per side of each
+pair (:meth:`PairClassificationTask.embed_pairs`).
 
 **Bad input.** A pair id with other than two clips, a pair whose clips disagree on the label,
 a label that is not binary, or a subset without both kinds of pair is an error naming them.
 Pairs that lose a clip to the runner (``--on-error skip``) are left out and counted
-(``n_pairs_unembedded``). With several subsets, ``aggregates["mean"]`` holds the unweighted
-mean of the ``max_*`` values and of each function's metrics (thresholds are not averaged).
-
-``protocol="mteb"`` reports the reference's flat keys instead (``cosine_ap``, ``max_ap``, ...;
-:mod:`audiobench.families.mteb_protocol`): the same numbers, in the reference's layout.
+(``n_pairs_unembedded``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from itertools import product
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.errors import DataError
-from audiobench.families import mteb_protocol
-from audiobench.families.mteb_protocol import ByProtocol, MtebReport, MtebSummary, ProtocolOptions
+from audiobench.evaluators.evaluator import EvaluatedOptions, EvaluatedTask
 from audiobench.metrics.naming import describe_clips
-from audiobench.metrics.pair_classification import PAIR_METRICS as METRICS
-from audiobench.metrics.pair_classification import PAIR_SIMILARITIES as SIMILARITIES
-from audiobench.metrics.pair_classification import pair_classification_scores
-from audiobench.reports import Count, Report, Summary, Unit, finite_or_none, mean_or_none
-from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
+from audiobench.task import Embedder, Subset, TaskFamily
 
-__all__ = [
-    "PairClassificationReport",
-    "PairClassificationSummary",
-    "PairClassificationTask",
-    "parse_pair_label",
-]
+__all__ = ["EmbeddedPairs", "PairClassificationTask", "parse_pair_label"]
 
 _PAIR_LABELS = {"1": 1, "same": 1, "true": 1, "yes": 1, "0": 0, "different": 0, "false": 0, "no": 0}
 
@@ -65,76 +53,34 @@ def parse_pair_label(value: str | None) -> int | None:
     return _PAIR_LABELS.get((value or "").strip().lower())
 
 
-class SimilarityScores(Report):
-    """One similarity function's metrics at its best thresholds."""
+@dataclass(frozen=True)
+class EmbeddedPairs:
+    """The pairs of a subset whose two clips were embedded: one row per pair on each side."""
 
-    accuracy: Unit
-    accuracy_threshold: float | None = Field(description="None when every score is tied.")
-    f1: Unit
-    f1_threshold: float | None
-    precision: Unit
-    recall: Unit
-    ap: Unit
+    #: First and second sides' embeddings, ``[n, D]`` each, row ``i`` of both is pair ``i``.
+    first: np.ndarray
+    second: np.ndarray
+    #: Each pair's 0/1 label.
+    labels: np.ndarray
+    #: Pairs of the subset, embedded or not.
+    n_pairs: int
+    #: Clips embedded.
+    n_clips: int
 
-
-class PairClassificationReport(Report):
-    """One subset: the best value of each metric over the similarity functions, every
-    function's metrics, and the counts."""
-
-    max_accuracy: Unit
-    max_f1: Unit
-    max_precision: Unit
-    max_recall: Unit
-    max_ap: Unit
-    cosine: SimilarityScores
-    dot: SimilarityScores
-    euclidean: SimilarityScores
-    manhattan: SimilarityScores
-    n_pairs: Count
-    n_positive: Count
-    n_pairs_unembedded: Count
-    n_clips: Count
-
-    @model_validator(mode="after")
-    def _consistent(self) -> PairClassificationReport:
-        """Each ``max_<metric>`` is the best function's value; positives are among the pairs."""
-        for metric in METRICS:
-            given = getattr(self, f"max_{metric}")
-            best = max(getattr(getattr(self, name), metric) for name in SIMILARITIES)
-            if not _reports.same_number(given, best):
-                raise ValueError(
-                    f"max_{metric}: {given!r} is not the best function's {metric} ({best!r})"
-                )
-        if self.n_positive > self.n_pairs:
-            raise ValueError(f"n_positive ({self.n_positive}) exceeds n_pairs ({self.n_pairs})")
-        return self
+    @property
+    def n_scored(self) -> int:
+        """Pairs with both clips embedded."""
+        return int(self.labels.shape[0])
 
 
-class PairClassificationSummary(Summary):
-    """Unweighted mean over subsets of the maxima and of each function's metrics."""
-
-    max_accuracy: Unit | None
-    max_f1: Unit | None
-    max_precision: Unit | None
-    max_recall: Unit | None
-    max_ap: Unit | None
-    cosine: dict[str, Unit | None]
-    dot: dict[str, Unit | None]
-    euclidean: dict[str, Unit | None]
-    manhattan: dict[str, Unit | None]
-    n_subsets: Count
-
-
-class PairClassificationTask(Task):
+class PairClassificationTask(EvaluatedTask):
     """Base of pair classification tasks; a concrete task sets metadata and, maybe, options."""
 
     family: ClassVar[TaskFamily] = TaskFamily.PAIR_CLASSIFICATION
-    Report = ByProtocol(PairClassificationReport, MtebReport)
-    Summary = ByProtocol(PairClassificationSummary, MtebSummary)
     #: One clip may sit in several pairs: its audio then appears more than once.
     allow_duplicates: ClassVar[bool] = True
 
-    class Options(ProtocolOptions):
+    class Options(EvaluatedOptions):
         pairs: Literal["given", "from_labels"] = Field(
             "given",
             description="'given': clips carry metadata['pair'] and the pair's 0/1 label; "
@@ -147,30 +93,13 @@ class PairClassificationTask(Task):
 
     options: Options = Options()
 
-    @classmethod
-    def check_main_score(cls, path: tuple[str, ...]) -> None:
-        if cls.options.protocol == "mteb":
-            return mteb_protocol.check_main_score(cls, path)
-        if path not in {(f"max_{m}",) for m in METRICS} | set(product(SIMILARITIES, METRICS)):
-            raise ValueError(
-                f"task {cls.metadata.name}: main score {':'.join(path)!r} is not 'max_<metric>' "
-                f"or '<similarity>:<metric>' (similarities {list(SIMILARITIES)}, metrics "
-                f"{list(METRICS)})"
-            )
-
-    def protocol(self) -> dict[str, Any]:
+    def pairs_layout(self) -> dict[str, Any]:
+        """How the pairs are formed, recorded in the result's details under every protocol."""
         o = self.options
-        pairs: dict[str, Any] = {"pairs": o.pairs}
+        layout: dict[str, Any] = {"pairs": o.pairs}
         if o.pairs == "from_labels":
-            pairs.update(max_pairs=o.max_pairs, seed=o.seed)
-        if o.protocol == "mteb":
-            return mteb_protocol.describe(self, **pairs)
-        return {
-            **pairs,
-            "similarities": list(SIMILARITIES),
-            "thresholds": "best accuracy and best F1, between distinct scores",
-            "ap": "average precision over the distinct scores",
-        }
+            layout.update(max_pairs=o.max_pairs, seed=o.seed)
+        return layout
 
     # ------------------------------------------------------------------ pairs
 
@@ -224,9 +153,11 @@ class PairClassificationTask(Task):
         pairs = [(int(a), int(b)) for a, b in zip(first, second, strict=True)]
         return pairs, [int(str(clips[a].label) == str(clips[b].label)) for a, b in pairs]
 
-    # ------------------------------------------------------------------ evaluation
+    # ------------------------------------------------------------------ embedding
 
-    def evaluate_subset(self, embedder: Embedder, subset: Subset) -> _reports.Report:
+    def embed_pairs(self, embedder: Embedder, subset: Subset) -> EmbeddedPairs:
+        """The pairs of ``subset`` whose clips were both embedded, side by side; their counts
+        go into the subset's details (``pair_counts``)."""
         from audiobench.metrics.validation import check_finite
 
         o, where, clips = self.options, subset.where, subset.clips
@@ -251,37 +182,7 @@ class PairClassificationTask(Task):
         counts = subset.details["pair_counts"] = {"layout": o.pairs, "n_pairs_total": len(pairs)}
         if o.pairs == "from_labels":
             counts["n_pairs_possible"] = len(clips) * (len(clips) - 1) // 2
-        try:
-            scores = pair_classification_scores(first, second, y)
-        except ValueError as exc:
-            raise error_in_context(exc, where) from exc
-        if o.protocol == "mteb":
-            return mteb_protocol.pair_report(scores, n_pairs=len(usable))
-        fields = SimilarityScores.model_fields
-        return PairClassificationReport.model_validate(
-            {
-                **{f"max_{m}": scores[f"max_{m}"] for m in METRICS},
-                **{
-                    n: {k: finite_or_none(scores[f"{n}_{k}"]) for k in fields} for n in SIMILARITIES
-                },
-                "n_pairs": int(y.shape[0]),
-                "n_positive": int(y.sum()),
-                "n_pairs_unembedded": len(pairs) - len(usable),
-                "n_clips": len(kept),
-            }
-        )
-
-    def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
-        if self.options.protocol == "mteb":
-            return super().summarize(reports)
-        functions = {
-            name: {
-                m: mean_or_none(_reports.score_at(r, (name, m)) for r in reports.values())
-                for m in METRICS
-            }
-            for name in SIMILARITIES
-        }
-        return _reports.mean_summary(PairClassificationSummary, reports, **functions)
+        return EmbeddedPairs(first, second, y, n_pairs=len(pairs), n_clips=len(kept))
 
 
 def _unrank_pairs(ranks: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

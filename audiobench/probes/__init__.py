@@ -19,7 +19,10 @@ with ``multilabel=True``, a binary indicator matrix. :mod:`audiobench.probes.spl
 train/validation/test index splits (given, fold-wise, grouped) and checks them;
 :mod:`audiobench.probes.paper` cuts an encoder's output to its token map and holds the probing
 paper's recipe for the token probes (asymmetric loss: :mod:`audiobench.probes.losses`; its
-search: :mod:`audiobench.probes.search`). The neural probes share one typed training recipe
+search: :mod:`audiobench.probes.search`); :mod:`audiobench.probes.tokens` embeds a subset's
+clips frame-level and cuts them to their token maps, and :mod:`audiobench.probes.fitting`
+fits a task's probes on every split (once per seed) and averages their test reports into
+their entries. The neural probes share one typed training recipe
 (:class:`~audiobench.probes.recipe.TrainingRecipe`). Probe names are registered once, in
 :mod:`audiobench.probes.registry`; reading them (``PROBE_NAMES``, ``probe_level``) imports no
 torch or scikit-learn, and the rest of this package is imported when first used.

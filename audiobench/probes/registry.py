@@ -11,7 +11,9 @@ class lives. Reading names and levels imports nothing heavy (a task declaring it
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
+
+from pydantic import AfterValidator
 
 if TYPE_CHECKING:
     from audiobench.probes.base import Probe
@@ -21,6 +23,7 @@ __all__ = [
     "PROBE_NAMES",
     "TOKEN_PROBES",
     "VECTOR_PROBES",
+    "ProbeName",
     "make_probe",
     "probe_class",
     "probe_level",
@@ -58,6 +61,15 @@ def _known(name: str) -> tuple[Literal["vector", "token"], str]:
         raise ValueError(
             f"unknown probe {name!r}; known probes: {', '.join(PROBE_NAMES)}"
         ) from None
+
+
+def _probe_name(name: str) -> str:
+    _known(name)
+    return name
+
+
+#: A registered probe's name, as an option or a report key (validated against the table).
+ProbeName = Annotated[str, AfterValidator(_probe_name)]
 
 
 def probe_level(name: str) -> Literal["vector", "token"]:

@@ -732,7 +732,7 @@ def test_token_maps_cut_chunk_by_chunk_give_the_same_scores(
 ) -> None:
     """Frame sequences are embedded and cut to token maps a chunk at a time (so a subset never
     holds every padded window); the chunking changes no score and no count."""
-    import audiobench.families.classification as family
+    import audiobench.probes.tokens as tokens
 
     clips, vectors, frames = separable(n_classes=3, per_class=12)
     noisy = padded_frames(frames, prefix=2, total=20)
@@ -743,7 +743,7 @@ def test_token_maps_cut_chunk_by_chunk_give_the_same_scores(
         return TokenTask().evaluate(embedder, clips)
 
     whole = run()
-    monkeypatch.setattr(family, "FRAME_CHUNK", 5)
+    monkeypatch.setattr(tokens, "FRAME_CHUNK", 5)
     chunked = run()
     assert chunked.scores == whole.scores
     assert chunked.details["splits"] == whole.details["splits"]

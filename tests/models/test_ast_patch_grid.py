@@ -11,8 +11,8 @@ import torch
 
 from audiobench.audio import Clip, FileAudioRef
 from audiobench.encoder import PatchGrid
-from audiobench.families.classification import _token_maps
 from audiobench.probes.paper import token_map
+from audiobench.probes.tokens import token_maps as _token_maps
 from tests import tiny_models
 from tests.tiny_models import loaded
 

@@ -12,8 +12,8 @@ from pydantic import ValidationError
 
 from audiobench.audio import Clip, FileAudioRef
 from audiobench.encoder import ModelMeta, OutputKind, PatchGrid
-from audiobench.families.classification import _token_maps
 from audiobench.probes.paper import token_map
+from audiobench.probes.tokens import token_maps as _token_maps
 
 #: 3 frequency rows × 5 time columns; column c reads input frames [10c, 10c + 16) of a
 #: 56-frame window; 100 frames per second, 25 ms each (AST's filterbank frames).
