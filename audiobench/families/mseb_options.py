@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from audiobench.task import TaskOptions
+from audiobench.evaluators.evaluator import EvaluatedOptions
 
 __all__ = ["MsebProtocolOptions"]
 
 
-class MsebProtocolOptions(TaskOptions):
+class MsebProtocolOptions(EvaluatedOptions):
     """Base of the options of families scored as MSEB scores them by default."""
 
     protocol: str = Field(

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import compress, pairwise
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import numpy as np
 from pydantic import Field, StringConstraints, model_validator
@@ -49,7 +49,7 @@ from audiobench.errors import DataError
 from audiobench.metrics.pair_classification import PAIR_METRICS, PAIR_SIMILARITIES
 from audiobench.metrics.trec_retrieval import TREC_K_VALUES, TREC_METRICS
 from audiobench.reports import Count, KeyedReport, Summary, finite_or_none, same_number
-from audiobench.task import Embedder, Subset, Task, TaskOptions, error_in_context
+from audiobench.task import Embedder, Subset, Task, error_in_context
 
 if TYPE_CHECKING:
     from audiobench.audio import Clip
@@ -59,7 +59,6 @@ __all__ = [
     "MtebReport",
     "MtebSummary",
     "MtebZeroShotReport",
-    "ProtocolOptions",
     "check_main_score",
     "classification_report",
     "clustering_report",
@@ -80,16 +79,6 @@ BOOTSTRAP_SIZE = 16_384
 KMEANS_BATCH_SIZE = 512
 
 MetricName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
-
-
-class ProtocolOptions(TaskOptions):
-    """Base of the options of every family with a MAEB task type: which evaluation runs."""
-
-    protocol: Literal["audiobench", "mteb"] = Field(
-        "audiobench",
-        description="'audiobench': the family's own evaluation; 'mteb': MTEB's evaluation of "
-        "MAEB tasks (comparable with its published numbers).",
-    )
 
 
 class MtebReport(KeyedReport):
