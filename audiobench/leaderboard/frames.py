@@ -120,8 +120,8 @@ def results_frame(results: Iterable[TaskResult]) -> pd.DataFrame:
         # Efficiency fields vary between schema versions: absent means missing.
         row.update({name: getattr(r.efficiency, name, None) for name in _EFFICIENCY})
         row.update(
-            total_s=r.timings.total_s,
-            n_clips=r.cache.n_clips,
+            total_s=r.timings.total_s if r.timings is not None else None,
+            n_clips=r.cache.n_clips if r.cache is not None else None,
             n_skipped=len(r.skipped),
             audiobench_version=r.audiobench_version,
             date=r.date,
