@@ -109,6 +109,10 @@ Click a column to sort it, a model for its details; the address bar keeps the vi
 <div class="controls">
 <label>Task family <select id="filter-family"></select></label>
 <label>Domain <select id="filter-domain"></select></label>
+<label title="Computed with audiobench, or published elsewhere and imported (marked REPORTED)">
+Results <select id="filter-origin"></select></label>
+<label><input type="checkbox" id="show-model-columns"> Model columns (embedding size, open
+weights, release date)</label>
 </div>
 <nav role="tablist" id="tabs" aria-label="Leaderboards"></nav>
 <main>
