@@ -149,9 +149,12 @@ def find_mteb_files(root: str | os.PathLike[str]) -> list[Path]:
     for directory, subdirs, files in os.walk(base):
         subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
         found += [
-            Path(directory) / name
+            path
             for name in sorted(files)
-            if name.endswith(".json") and name != MODEL_META and not name.startswith(".")
+            if name.endswith(".json")
+            and name != MODEL_META
+            and not name.startswith(".")
+            and not (path := Path(directory) / name).is_symlink()
         ]
     return found
 

@@ -266,3 +266,11 @@ def test_a_computed_result_still_needs_what_only_a_run_records(tmp_path: Path) -
     assert problems[0].message.startswith(
         "cache, timings, environment, model.sample_rate: missing; only a reported result"
     )
+
+
+def test_links_are_not_followed(tmp_path: Path) -> None:
+    folder = model_dir(tmp_path / "mteb")
+    outside = write_task_file(tmp_path, task_file("BeijingOpera"))
+    (folder / "BeijingOpera.json").symlink_to(outside)
+    summary = import_mteb(tmp_path / "mteb", tmp_path / "out")
+    assert summary.seen == 0 and summary.written == []
