@@ -206,7 +206,8 @@ class Leaderboard(BaseModel):
     rejected: list[str] = Field(description="One line per problem of every rejected file.")
     local_data: list[str] = Field(
         default=[],
-        description="Tasks with results on local data or an unpinned revision: a private board.",
+        description="Tasks with results on local data, an unpinned revision or (reported) "
+        "another revision than the pinned one: a private board.",
     )
     results: list[TaskResult] = Field(default=[], exclude=True)
 
@@ -356,7 +357,13 @@ def collate(
         domains=sorted({d for c in columns for d in c.domains}),
         pending_benchmarks=pending,
         rejected=list(rejected),
-        local_data=sorted({r.task.name for r in results if score_context(r).local_data}),
+        local_data=sorted(
+            {
+                r.task.name
+                for r in results
+                if score_context(r).local_data or score_context(r).other_revision
+            }
+        ),
         results=results,
     )
 

@@ -67,7 +67,8 @@ def render_markdown(board: Leaderboard) -> str:
         names = ", ".join(escape_markdown(name) for name in board.local_data)
         parts += [
             "",
-            f"A private board: {names} ran on local data or an unpinned dataset revision, "
+            f"A private board: {names} ran on local data or an unpinned dataset revision (or, "
+            "reported, on another revision than the pinned one), "
             "which the public leaderboard does not take.",
         ]
     for table in board.tables:

@@ -81,7 +81,8 @@ def render_page(board: Leaderboard, svgs: dict[str, str]) -> str:
     private = (
         '<p class="note private" id="private">A private board: '
         f"{esc(', '.join(board.local_data))} ran on local data or an unpinned dataset "
-        "revision, which the public leaderboard does not take. Scores carry what they read "
+        "revision (or, reported, on another revision than the pinned one), which the "
+        "public leaderboard does not take. Scores carry what they read "
         "against: the permutation baseline and lift, or chance and the spread across folds "
         "(see docs/METRICS.md).</p>"
         if board.local_data

@@ -281,3 +281,29 @@ def test_page_hides_model_columns_unless_asked(reported_site: Site) -> None:
         h.attrs["data-col"] for h in dom.find_all(lambda e: e.tag == "th" and "data-col" in e.attrs)
     ]
     assert headers[3:6] == ["embdim", "open", "released"]
+
+
+def test_reported_on_another_revision_goes_on_a_private_board_only(tmp_path: Path) -> None:
+    from tests.reported.mteb_files import task_file
+
+    folder = model_dir(tmp_path / "mteb", {"name": "acme/open-encoder", "revision": "main"})
+    write_task_file(folder, task_file("CREMA_D", dataset_revision="f" * 40))
+    import_mteb(tmp_path / "mteb", tmp_path / "reported", allow_revision_mismatch=True)
+    (tmp_path / "mine").mkdir()
+    public = build_leaderboard(
+        tmp_path / "mine", tmp_path / "public", reported=[tmp_path / "reported"]
+    )
+    assert public.board.n_results == 0 and "private tables only" in public.board.rejected[0]
+    private = build_leaderboard(
+        tmp_path / "mine",
+        tmp_path / "private",
+        reported=[tmp_path / "reported"],
+        allow_unpinned=True,
+    )
+    assert private.board.n_results == 1 and private.board.local_data == ["CREMA_D"]
+    (row,) = next(t for t in private.board.tables if "CREMA_D" in [c.task for c in t.columns]).rows
+    assert "reported on another dataset revision" in " ".join(row.notes)
+    assert (
+        "on another revision than the pinned one"
+        in (tmp_path / "private" / "leaderboard.md").read_text()
+    )
