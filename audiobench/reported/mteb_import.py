@@ -77,6 +77,7 @@ REASONS = (
     "missing subset",
     "missing main score",
     "invalid scores",
+    "fails validation",
     "duplicate",
     "would overwrite",
 )
@@ -516,7 +517,7 @@ def import_mteb(
                 )
             problems = _checked(result, allow_revision_mismatch)
             if problems:
-                raise Refused("invalid scores", "; ".join(problems[:5]))
+                raise Refused("fails validation", "; ".join(problems[:5]))
         except Refused as exc:
             summary.refused.append(Refusal(path, exc.reason, exc.message))
             continue

@@ -274,3 +274,15 @@ def test_links_are_not_followed(tmp_path: Path) -> None:
     (folder / "BeijingOpera.json").symlink_to(outside)
     summary = import_mteb(tmp_path / "mteb", tmp_path / "out")
     assert summary.seen == 0 and summary.written == []
+
+
+def test_a_file_results_validate_would_refuse_is_refused_with_its_problems(
+    tmp_path: Path,
+) -> None:
+    folder = model_dir(tmp_path / "mteb", {"name": "=cmd|calc", "revision": "main"})
+    write_task_file(folder, task_file("BeijingOpera"))
+    summary = import_mteb(tmp_path / "mteb", tmp_path / "out")
+    (refusal,) = summary.refused
+    assert refusal.reason == "fails validation" and summary.written == []
+    assert refusal.message.startswith("model.name: '=cmd|calc' is not a safe name")
+    assert not (tmp_path / "out").exists()  # nothing half-written
