@@ -163,11 +163,33 @@ def find_mteb_files(root: str | os.PathLike[str]) -> list[Path]:
 # ---------------------------------------------------------------------------- reading
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path, raw: bytes | None = None) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads((path.read_bytes() if raw is None else raw).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise Refused("unreadable", f"not a readable JSON file: {exc}") from exc
+
+
+_TASK_NAME = re.compile(rb'"task_name"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _undeclared_task(raw: bytes) -> str | None:
+    """The task a file names, when that is plainly a task audiobench does not declare.
+
+    A clone of the results repository is mostly text tasks (1.8 GB); their files are refused
+    from the one ``"task_name"`` they hold, found without parsing the whole file. Anything
+    less plain (no such key, or several) is parsed.
+    """
+    from audiobench import registry
+
+    found = _TASK_NAME.findall(raw)
+    if len(found) != 1:
+        return None
+    try:
+        name = json.loads(b'"' + found[0] + b'"')
+    except ValueError:
+        return None
+    return None if name in registry.tasks.names() else str(name)
 
 
 def _model_meta(revision_dir: Path) -> dict[str, Any]:
@@ -353,7 +375,14 @@ def convert_file(
     """The audiobench result of one published task file; raises :class:`Refused`."""
     from audiobench.reports import score_at
 
-    data = _read_json(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise Refused("unreadable", f"cannot be read: {exc}") from exc
+    undeclared = _undeclared_task(raw)
+    if undeclared is not None:
+        raise Refused("unknown task", f"audiobench declares no task {undeclared!r}")
+    data = _read_json(path, raw)
     if not isinstance(data, dict) or not isinstance(data.get("scores"), dict):
         raise Refused("unreadable", "not an MTEB result file (no 'scores' object)")
     name = _text(data.get("task_name")) or path.stem
