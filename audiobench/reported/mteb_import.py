@@ -70,6 +70,7 @@ MODEL_META = "model_meta.json"
 #: Why a file is refused, in the order the summary lists them.
 REASONS = (
     "unreadable",
+    "old MTEB format",
     "unknown task",
     "not scored the MTEB way",
     "dataset revision",
@@ -383,6 +384,15 @@ def convert_file(
     if undeclared is not None:
         raise Refused("unknown task", f"audiobench declares no task {undeclared!r}")
     data = _read_json(path, raw)
+    old_name = data.get("mteb_dataset_name") if isinstance(data, dict) else None
+    if isinstance(old_name, str) and "scores" not in data:
+        # Before MTEB 1.11 a file named its task so and kept its splits at the top level;
+        # it predates MTEB's audio tasks.
+        _task_class(old_name)  # a task audiobench does not declare is refused as such
+        raise Refused(
+            "old MTEB format",
+            f"MTEB's format before 1.11 (task {old_name}, splits at the top level) is not read",
+        )
     if not isinstance(data, dict) or not isinstance(data.get("scores"), dict):
         raise Refused("unreadable", "not an MTEB result file (no 'scores' object)")
     name = _text(data.get("task_name")) or path.stem

@@ -100,6 +100,9 @@ def _refusals(tmp_path: Path) -> dict[str, str]:
         del e["map_at_1000"]  # as MTEB 1 wrote reranking: 'map', 'mrr', no map_at_k
     write_task_file(folder, reranking)
     (folder / "Broken.json").write_text('{"task_name": "BeijingOpera", "scores": ')
+    old = {"mteb_dataset_name": "BeijingOpera", "mteb_version": "1.1.0", "test": {"accuracy": 0.5}}
+    write_task_file(folder, old, "OldFormat")
+    write_task_file(folder, {**old, "mteb_dataset_name": "AFQMC"}, "AFQMC")
     return {
         "NoSuchTask": "unknown task",
         "ESC50": "not scored the MTEB way",
@@ -108,6 +111,8 @@ def _refusals(tmp_path: Path) -> dict[str, str]:
         "MInDS14": "missing subset",
         "GTZANAudioReranking": "missing main score",
         "Broken": "unreadable",
+        "OldFormat": "old MTEB format",
+        "AFQMC": "unknown task",
     }
 
 
@@ -130,8 +135,9 @@ def test_files_that_do_not_convert_are_refused_by_name_and_reason(tmp_path: Path
     line = by_stem["CREMA_D"].line(summary.root)
     assert line.startswith(f"{where}: refused (dataset revision): ")
     assert summary.line() == (
-        "converted 1 of 8 file(s); refused 7: unreadable 1, unknown task 1, not scored the MTEB "
-        "way 1, dataset revision 1, missing split 1, missing subset 1, missing main score 1"
+        "converted 1 of 10 file(s); refused 9: unreadable 1, old MTEB format 1, unknown task 2, "
+        "not scored the MTEB way 1, dataset revision 1, missing split 1, missing subset 1, "
+        "missing main score 1"
     )
 
 
@@ -143,8 +149,8 @@ def test_cli_prints_each_refusal_and_the_summary(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     assert "CREMA_D.json: refused (dataset revision)" in done.stdout
     # Tasks audiobench does not declare are counted (a clone holds thousands of text tasks).
-    assert "1 file(s) of 1 task(s) audiobench does not declare (NoSuchTask)" in done.stdout
-    assert "converted 1 of 8 file(s); refused 7:" in done.stderr
+    assert "2 file(s) of 2 task(s) audiobench does not declare (AFQMC, NoSuchTask)" in done.stdout
+    assert "converted 1 of 10 file(s); refused 9:" in done.stderr
     validated = runner.invoke(app, ["results", "validate", str(tmp_path / "out")])
     assert validated.exit_code == 0, validated.output
     nothing = runner.invoke(app, ["results", "import-mteb", str(tmp_path / "out" / "x")])
