@@ -17,7 +17,7 @@ import re
 import secrets
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,6 +34,7 @@ __all__ = [
     "Environment",
     "ModelInfo",
     "RayInfo",
+    "ReportedSource",
     "RunIdentity",
     "SkippedClip",
     "TaskInfo",
@@ -149,7 +150,44 @@ class ModelInfo(BaseModel):
     fingerprint: str
     n_parameters: int | None = Field(default=None, ge=0)
     embedding_dim: int | None = Field(default=None, ge=0)
-    sample_rate: int = Field(gt=0)
+    sample_rate: int | None = Field(
+        gt=0, description="Rate the model reads (None only in a reported result: not given)."
+    )
+    license: str | None = Field(default=None, description="The weights' licence, where known.")
+    open_weights: bool | None = Field(default=None, description="Whether the weights are public.")
+    release_date: date | None = Field(default=None, description="When the model was released.")
+    modalities: list[str] | None = Field(default=None, description="Inputs the model takes.")
+
+
+class ReportedSource(BaseModel):
+    """Where a reported result comes from: scores published elsewhere, not computed here.
+
+    An imported MTEB result (``audiobench results import-mteb``) keeps what the published
+    file says about itself, so a reader can tell how far it is comparable with a local run.
+    """
+
+    model_config = _STRICT
+    origin: Literal["mteb"] = Field(description="The format the scores were published in.")
+    repository: str = Field(description="Where the published file was read from.")
+    file: str = Field(description="The published file, relative to the repository.")
+    mteb_version: str | None = Field(description="MTEB version that computed the scores.")
+    model: str = Field(description="The model as the publisher names it (a hub id).")
+    model_revision: str | None = Field(description="The model revision as published.")
+    dataset_revision: str | None = Field(description="Dataset revision the scores were run on.")
+    revision_matches: bool = Field(
+        description="Whether that revision is the audiobench task's pinned revision."
+    )
+    split: str = Field(description="The published split the scores were read from.")
+    audiobench_model: str | None = Field(
+        description="The audiobench model computing the same embeddings (None: none known)."
+    )
+    evaluation_time_s: float | None = Field(default=None, ge=0)
+    dropped_keys: list[str] = Field(
+        default=[], description="Published keys audiobench's report has no place for."
+    )
+    dropped_subsets: list[str] = Field(
+        default=[], description="Published subsets the audiobench task does not declare."
+    )
 
 
 class Timings(BaseModel):
@@ -343,11 +381,16 @@ class TaskResult(BaseModel):
     aggregates: dict[str, dict[str, Any]] = {}
     details: dict[str, Any] = {}
     skipped: list[SkippedClip] = []
-    cache: CacheStats
+    # Always written; null only in a reported result (checked in _identified), which has none.
+    cache: CacheStats | None
     efficiency: Efficiency = Efficiency()
-    timings: Timings
-    environment: Environment
+    timings: Timings | None
+    environment: Environment | None
     date: datetime
+    reported: ReportedSource | None = Field(
+        default=None,
+        description="Set on scores published elsewhere and imported (not computed here).",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -363,6 +406,23 @@ class TaskResult(BaseModel):
     def _identified(self) -> TaskResult:
         if self.schema_version >= 2 and self.run is None:
             raise ValueError("run: a version-2 result must carry its run identity")
+        if self.reported is None:
+            # What only a run here can record: a computed result always has it.
+            missing = [
+                name
+                for name, value in (
+                    ("cache", self.cache),
+                    ("timings", self.timings),
+                    ("environment", self.environment),
+                    ("model.sample_rate", self.model.sample_rate),
+                )
+                if value is None
+            ]
+            if missing:
+                raise ValueError(
+                    f"{', '.join(missing)}: missing; only a reported result (with 'reported') "
+                    "may leave them out"
+                )
         # The model's size is counted once and written twice.
         counted = (self.model.n_parameters, self.efficiency.n_parameters)
         if None not in counted and counted[0] != counted[1]:

@@ -85,7 +85,9 @@ class MtebReport(KeyedReport):
     """One subset under the reference protocol: its metric keys, and what was scored."""
 
     __pydantic_extra__: dict[MetricName, float | None] = Field(init=False)
-    n_samples: Count = Field(description="Clips, pairs or queries scored.")
+    n_samples: Count | None = Field(
+        description="Clips, pairs or queries scored (None: not published, in a reported result)."
+    )
     n_documents: Count | None = Field(default=None, description="Retrieval: documents ranked.")
     per_experiment: list[dict[MetricName, float | None]] | None = Field(
         default=None, description="Each experiment's values (folds, samplings, bootstraps)."
@@ -405,7 +407,7 @@ def retrieval_report(
             seen[item.clip.id] += 1
         doc_ids.append(source)
     report = _ranking_report(subset, q_matrix, d_matrix, relevance, doc_ids)
-    subset.details["skipped_queries"] = {"n_no_relevant": len(queries) - report.n_samples}
+    subset.details["skipped_queries"] = {"n_no_relevant": len(queries) - (report.n_samples or 0)}
     return report
 
 
@@ -439,7 +441,7 @@ def reranking_report(
     )
     subset.details["skipped_queries"] = {
         "n_empty": len(queries) - len(kept),
-        "n_no_relevant": len(kept) - report.n_samples,
+        "n_no_relevant": len(kept) - (report.n_samples or 0),
         "n_unembedded": n_queries - len(queries),
     }
     return report

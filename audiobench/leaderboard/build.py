@@ -13,9 +13,11 @@ Writes into the output folder:
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
 from audiobench.leaderboard.collate import Leaderboard, collate
 from audiobench.leaderboard.frames import results_frame, scores_frame, spreadsheet_safe
@@ -24,7 +26,10 @@ from audiobench.leaderboard.page import render_page
 from audiobench.leaderboard.plots import render_plots
 from audiobench.leaderboard.validate import validate_paths
 
-__all__ = ["Build", "build_leaderboard"]
+__all__ = ["ORIGINS", "Build", "build_leaderboard"]
+
+#: Which results a board takes: all, only those computed with audiobench, only reported ones.
+ORIGINS = ("all", "computed", "reported")
 
 
 @dataclass
@@ -45,23 +50,38 @@ def build_leaderboard(
     *,
     generated: datetime | None = None,
     allow_unpinned: bool = False,
+    reported: Sequence[str | os.PathLike[str]] = (),
+    origin: Literal["all", "computed", "reported"] = "all",
 ) -> Build:
     """Validate every result under ``results_dir`` and write the leaderboard to ``output_dir``.
 
     ``allow_unpinned`` builds a private board that also takes results computed
     on local data or unpinned dataset revisions (the public board refuses them).
 
+    ``reported`` adds folders of reported results (``results import-mteb``) beside those
+    under ``results_dir``; ``origin`` keeps all results, only those computed with audiobench
+    (a board of your own runs) or only reported ones. Reported and computed rows are ranked
+    together and marked (:attr:`~audiobench.leaderboard.collate.ModelCard.origin`).
+
     Invalid files are left out and listed (``Build.rejected``, ``rejected.txt``,
     the page and the Markdown), never dropped silently. ``generated`` fixes the
     build time shown, for reproducible output.
     """
     root = Path(results_dir)
-    if not root.is_dir():
-        raise ValueError(f"{root}: not a directory of result files")
+    if origin not in ORIGINS:
+        raise ValueError(f"origin must be one of {', '.join(ORIGINS)}, not {origin!r}")
+    for folder in (root, *map(Path, reported)):
+        if not folder.is_dir():
+            raise ValueError(f"{folder}: not a directory of result files")
     out = Path(output_dir)
-    validation = validate_paths([root], allow_unpinned=allow_unpinned)
+    validation = validate_paths([root, *map(Path, reported)], allow_unpinned=allow_unpinned)
+    kept = [
+        result
+        for _, result in validation.accepted
+        if origin == "all" or (result.reported is not None) == (origin == "reported")
+    ]
     board = collate(
-        [result for _, result in validation.accepted],
+        kept,
         rejected=[problem.line(relative_to=root) for problem in validation.problems],
         generated=generated,
     )

@@ -291,12 +291,41 @@ def build(
         bool,
         typer.Option(help="A private board: also take results on local or unpinned data."),
     ] = False,
+    reported: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--reported",
+            help="A folder of reported results (from `results import-mteb`) to rank beside "
+            "yours, marked as reported; repeatable.",
+        ),
+    ] = None,
+    origin: Annotated[
+        str,
+        typer.Option(
+            help="Which results the board takes: 'all', 'computed' (only runs computed with "
+            "audiobench: a board of your own runs) or 'reported' (only imported ones)."
+        ),
+    ] = "all",
 ) -> None:
-    """Collate every valid result into HTML, Markdown, CSV and plots; list rejected files."""
-    from audiobench.leaderboard.build import build_leaderboard
+    """Collate every valid result into HTML, Markdown, CSV and plots; list rejected files.
 
+    Results computed with audiobench and reported ones (imported with `results import-mteb`)
+    are ranked together and marked apart: a REPORTED marker and a filter on the page, an
+    Origin column in the Markdown and an origin column in results.csv.
+    """
+    from audiobench.leaderboard.build import ORIGINS, build_leaderboard
+
+    if origin not in ORIGINS:
+        _say(f"error: --origin must be one of {', '.join(ORIGINS)}, not {origin!r}")
+        raise typer.Exit(2)
     try:
-        made = build_leaderboard(results, output, allow_unpinned=allow_unpinned)
+        made = build_leaderboard(
+            results,
+            output,
+            allow_unpinned=allow_unpinned,
+            reported=reported or [],
+            origin=origin,  # type: ignore[arg-type]  # checked against ORIGINS above
+        )
     except ValueError as exc:
         _say(f"error: {exc}")
         raise typer.Exit(2) from None

@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -118,6 +118,16 @@ class ModelCard(BaseModel):
     bytes_per_second: float | None = None
     flops_per_second: float | None = None
     clips_per_s: float | None = None
+    open_weights: bool | None = None
+    release_date: date | None = None
+    origin: Literal["computed", "reported", "mixed"] = Field(
+        "computed",
+        description="'computed': every score was computed with audiobench; 'reported': every "
+        "score was published elsewhere and imported (results import-mteb); 'mixed': both.",
+    )
+    reported_from: str | None = Field(
+        None, description="Where the reported scores come from (source, MTEB version)."
+    )
     tasks: list[str] = []
     latest: datetime
     audiobench_version: str
@@ -196,7 +206,8 @@ class Leaderboard(BaseModel):
     rejected: list[str] = Field(description="One line per problem of every rejected file.")
     local_data: list[str] = Field(
         default=[],
-        description="Tasks with results on local data or an unpinned revision: a private board.",
+        description="Tasks with results on local data, an unpinned revision or (reported) "
+        "another revision than the pinned one: a private board.",
     )
     results: list[TaskResult] = Field(default=[], exclude=True)
 
@@ -346,7 +357,13 @@ def collate(
         domains=sorted({d for c in columns for d in c.domains}),
         pending_benchmarks=pending,
         rejected=list(rejected),
-        local_data=sorted({r.task.name for r in results if score_context(r).local_data}),
+        local_data=sorted(
+            {
+                r.task.name
+                for r in results
+                if score_context(r).local_data or score_context(r).other_revision
+            }
+        ),
         results=results,
     )
 
@@ -617,11 +634,33 @@ def _model_cards(results: list[TaskResult]) -> dict[str, ModelCard]:
             bytes_per_second=_number(efficiency, "bytes_per_second"),
             flops_per_second=_number(efficiency, "flops_per_second"),
             clips_per_s=_number(efficiency, "clips_per_s"),
+            open_weights=model.open_weights,
+            release_date=model.release_date,
+            origin=_origin(group),
+            reported_from=_reported_from(group),
             tasks=sorted({r.task.name for r in group}),
             latest=latest.date,
             audiobench_version=latest.audiobench_version,
         )
     return cards
+
+
+def _origin(results: list[TaskResult]) -> Literal["computed", "reported", "mixed"]:
+    kinds = {r.reported is not None for r in results}
+    if kinds == {True}:
+        return "reported"
+    return "mixed" if kinds == {True, False} else "computed"
+
+
+def _reported_from(results: list[TaskResult]) -> str | None:
+    """``"MTEB 1.38.33 (embeddings-benchmark/results)"``: each source once, in order."""
+    sources = [
+        f"{r.reported.origin.upper()} {r.reported.mteb_version or '(version unknown)'} "
+        f"({r.reported.repository})"
+        for r in results
+        if r.reported is not None
+    ]
+    return "; ".join(dict.fromkeys(sources)) or None
 
 
 def _number(obj: Any, name: str) -> float | None:

@@ -37,6 +37,8 @@ class ScoreContext:
     spread: float | None = None
     n_folds: int | None = None
     local_data: bool = False
+    #: A reported score run on another dataset revision than the task's pinned one.
+    other_revision: bool = False
 
     def describe(self, *, percent: bool = False) -> str:
         """One short line, e.g. ``permutation baseline 0.149, lift +0.324`` ('' if nothing).
@@ -61,6 +63,8 @@ class ScoreContext:
             parts.append(f"±{fmt(self.spread)} (std{folds})")
         if self.local_data:
             parts.append("local data")
+        if self.other_revision:
+            parts.append("reported on another dataset revision")
         return ", ".join(parts)
 
 
@@ -89,6 +93,7 @@ def score_context(
     (``public``, ``blind``) is how a benchmark column reads it.
     """
     local = result.run is not None and not result.run.dataset.pinned
+    other = result.reported is not None and not result.reported.revision_matches
     summary: Mapping[str, Any] | None = _summary(result)
     if aggregate is not None:
         found = result.aggregates.get(aggregate)
@@ -96,9 +101,9 @@ def score_context(
     try:
         path = parse_score_path(score or result.main_score_name)
     except ValueError:
-        return ScoreContext(local_data=local)
+        return ScoreContext(local_data=local, other_revision=other)
     if summary is None or not path:
-        return ScoreContext(local_data=local)
+        return ScoreContext(local_data=local, other_revision=other)
     if result.task.family == TaskFamily.ZERO_SHOT_SIMILARITY and len(path) == 2:
         config, metric = path
         metrics = summary.get("configs", {}).get(config, {})
@@ -110,12 +115,12 @@ def score_context(
             baseline = _number(metrics.get(f"{metric}_baseline"))
             value = _number(entry)
         lift = value - baseline if value is not None and baseline is not None else None
-        return ScoreContext(baseline=baseline, lift=lift, local_data=local)
+        return ScoreContext(baseline=baseline, lift=lift, local_data=local, other_revision=other)
     if result.task.family == TaskFamily.CLASSIFICATION and len(path) == 2:
         probe, metric = path
         scores = summary.get(probe)
         if not isinstance(scores, Mapping):
-            return ScoreContext(local_data=local)
+            return ScoreContext(local_data=local, other_revision=other)
         n_classes = _number(scores.get("n_classes"))
         chance = 1.0 / n_classes if metric in _CHANCE_METRICS and n_classes else None
         std = scores.get("std")
@@ -126,8 +131,9 @@ def score_context(
             spread=spread,
             n_folds=int(n_splits) if n_splits is not None and spread is not None else None,
             local_data=local,
+            other_revision=other,
         )
-    return ScoreContext(local_data=local)
+    return ScoreContext(local_data=local, other_revision=other)
 
 
 def main_score_line(result: TaskResult) -> str:

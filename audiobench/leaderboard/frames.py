@@ -2,8 +2,9 @@
 
 :func:`load_results` (also ``audiobench.load_results``) validates and loads
 result files; ``level="result"`` gives one row per file (headline score,
-model metadata, efficiency), ``level="score"`` one row per number (tidy long
-form: scope, score, field, value), ready for ``pivot_table``.
+model metadata, efficiency, and ``origin``: computed here or reported, imported),
+``level="score"`` one row per number (tidy long form: scope, score, field, value),
+ready for ``pivot_table``.
 """
 
 from __future__ import annotations
@@ -62,6 +63,13 @@ RESULT_COLUMNS = (
     "n_skipped",
     "audiobench_version",
     "date",
+    "origin",
+    "license",
+    "open_weights",
+    "release_date",
+    "reported_source",
+    "mteb_version",
+    "dataset_revision_matches",
 )
 SCORE_COLUMNS = ("model", "revision", "task", "family", "scope", "score", "field", "value")
 
@@ -120,11 +128,12 @@ def results_frame(results: Iterable[TaskResult]) -> pd.DataFrame:
         # Efficiency fields vary between schema versions: absent means missing.
         row.update({name: getattr(r.efficiency, name, None) for name in _EFFICIENCY})
         row.update(
-            total_s=r.timings.total_s,
-            n_clips=r.cache.n_clips,
+            total_s=r.timings.total_s if r.timings is not None else None,
+            n_clips=r.cache.n_clips if r.cache is not None else None,
             n_skipped=len(r.skipped),
             audiobench_version=r.audiobench_version,
             date=r.date,
+            **_origin_columns(r),
         )
         rows.append(row)
     frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
@@ -134,6 +143,21 @@ def results_frame(results: Iterable[TaskResult]) -> pd.DataFrame:
     for name in ("main_score", *_CONTEXT, *_EFFICIENCY):
         frame[name] = frame[name].astype("float64")
     return frame
+
+
+def _origin_columns(result: TaskResult) -> dict[str, Any]:
+    """Computed here or reported (imported), and the model metadata a reported file gives."""
+    reported = result.reported
+    model = result.model
+    return {
+        "origin": "computed" if reported is None else "reported",
+        "license": model.license,
+        "open_weights": model.open_weights,
+        "release_date": model.release_date,
+        "reported_source": None if reported is None else f"{reported.repository}:{reported.file}",
+        "mteb_version": None if reported is None else reported.mteb_version,
+        "dataset_revision_matches": None if reported is None else reported.revision_matches,
+    }
 
 
 _CONTEXT = ("main_score_baseline", "main_score_lift", "chance_level", "main_score_std")

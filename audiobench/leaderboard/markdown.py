@@ -56,11 +56,19 @@ def render_markdown(board: Leaderboard) -> str:
         f"{escape_markdown(board.audiobench_version)}. "
         f"↑: higher is better; ↓: lower is better; {MISSING}: no score.",
     ]
+    if any(card.origin != "computed" for card in board.models.values()):
+        parts += [
+            "",
+            "Origin: *computed* scores were computed with audiobench; *reported* ones were "
+            "published elsewhere and imported (`results import-mteb`), ranked together with "
+            "them.",
+        ]
     if board.local_data:
         names = ", ".join(escape_markdown(name) for name in board.local_data)
         parts += [
             "",
-            f"A private board: {names} ran on local data or an unpinned dataset revision, "
+            f"A private board: {names} ran on local data or an unpinned dataset revision (or, "
+            "reported, on another revision than the pinned one), "
             "which the public leaderboard does not take.",
         ]
     for table in board.tables:
@@ -93,14 +101,17 @@ def _table(board: Leaderboard, table: Table) -> list[str]:
     lines += [escape_markdown(table.scale, line_start=True), ""]
     if not table.rows:
         return [*lines, "_No results yet._"]
+    # The origin column appears once the board holds a reported result.
+    origin = any(board.models[row.model].origin != "computed" for row in table.rows)
     header = ["#"] if table.kind == "benchmark" else []
-    header += ["Model", "Revision", "Parameters"]
+    header += ["Model", "Revision", *(["Origin"] if origin else []), "Parameters"]
     for c in table.columns:
         title = escape_markdown(c.name)
         if table.kind == "family":  # the column is a task: say which of its scores
             title += f" ({escape_markdown(c.score)})"
         header.append(f"{title} {direction_arrow(c.higher_is_better)}")
-    align = (["---:"] if table.kind == "benchmark" else []) + ["---", "---", "---:"]
+    align = (["---:"] if table.kind == "benchmark" else []) + ["---", "---"]
+    align += ["---"] * origin + ["---:"]
     align += ["---:"] * len(table.columns)
     lines += ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
     for row in table.rows:
@@ -113,6 +124,7 @@ def _table(board: Leaderboard, table: Table) -> list[str]:
         cells += [
             escape_markdown(card.name),
             escape_markdown(card.revision) if card.revision is not None else MISSING,
+            *([card.origin] if origin else []),
             format_count(card.n_parameters),
         ]
         cells += [

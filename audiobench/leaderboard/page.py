@@ -81,7 +81,8 @@ def render_page(board: Leaderboard, svgs: dict[str, str]) -> str:
     private = (
         '<p class="note private" id="private">A private board: '
         f"{esc(', '.join(board.local_data))} ran on local data or an unpinned dataset "
-        "revision, which the public leaderboard does not take. Scores carry what they read "
+        "revision (or, reported, on another revision than the pinned one), which the "
+        "public leaderboard does not take. Scores carry what they read "
         "against: the permutation baseline and lift, or chance and the spread across folds "
         "(see docs/METRICS.md).</p>"
         if board.local_data
@@ -109,6 +110,10 @@ Click a column to sort it, a model for its details; the address bar keeps the vi
 <div class="controls">
 <label>Task family <select id="filter-family"></select></label>
 <label>Domain <select id="filter-domain"></select></label>
+<label title="Computed with audiobench, or published elsewhere and imported (marked REPORTED)">
+Results <select id="filter-origin"></select></label>
+<label><input type="checkbox" id="show-model-columns"> Model columns (embedding size, open
+weights, release date)</label>
 </div>
 <nav role="tablist" id="tabs" aria-label="Leaderboards"></nav>
 <main>

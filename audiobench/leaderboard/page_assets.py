@@ -3,8 +3,8 @@
 The script renders every table from the JSON data block with ``textContent``
 and ``setAttribute`` only (never ``innerHTML``), so nothing from a result file
 is ever parsed as markup. State lives in the URL fragment
-(``#tab=<id>&sort=<column>&dir=asc|desc&family=<f>&domain=<d>``), which makes
-every view a shareable link and lets tests drive the page without clicks.
+(``#tab=<id>&sort=<column>&dir=asc|desc&family=<f>&domain=<d>&origin=computed|reported&cols=model``),
+which makes every view a shareable link and lets tests drive the page without clicks.
 """
 
 from __future__ import annotations
@@ -64,6 +64,9 @@ td.model button { font: inherit; color: var(--accent); background: none; border:
 td.model button::before { content: "▸ "; color: var(--muted); }
 td.model button[aria-expanded=true]::before { content: "▾ "; }
 .revision { color: var(--muted); font-size: .8rem; margin-left: .4rem; }
+.origin { font-size: .72rem; margin-left: .4rem; padding: 0 .35rem; border-radius: 4px;
+  border: 1px solid var(--muted); color: var(--muted); text-transform: uppercase; }
+tr[data-origin=reported] td.model button { font-style: italic; }
 tr.detail td { background: var(--panel); white-space: normal; }
 tr.detail dl { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem;
   margin: .3rem 0; }
@@ -85,7 +88,28 @@ SCRIPT = r"""
   var data = JSON.parse(document.getElementById("leaderboard-data").textContent);
   var tables = data.tables;
   var PLOTS = "plots";
-  var state = { tab: null, sort: null, dir: null, family: "", domain: "", open: {} };
+  var state = {
+    tab: null, sort: null, dir: null, family: "", domain: "", origin: "", cols: false, open: {}
+  };
+  var ORIGINS = ["computed", "reported"];
+  // The model metadata columns (beside Params), shown with cols=model: id, label, title, key.
+  var MODEL_COLUMNS = [
+    ["embdim", "Emb. dim", "Embedding size", function (card) { return card.embedding_dim; }],
+    ["open", "Open", "Open weights", function (card) {
+      return card.open_weights === null ? null : (card.open_weights ? 1 : 0);
+    }],
+    ["released", "Released", "Release date", function (card) {
+      return card.release_date === null ? null : Date.parse(card.release_date);
+    }]
+  ];
+
+  function modelColumn(id) {
+    return MODEL_COLUMNS.find(function (c) { return c[0] === id; });
+  }
+
+  function originShown(card) {
+    return state.origin === "" || card.origin === state.origin || card.origin === "mixed";
+  }
 
   function h(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -138,7 +162,10 @@ SCRIPT = r"""
   function tabShown(table) { return !filtering() || shownColumns(table).length > 0; }
 
   function defaultDir(table, sort) {
-    if (sort === "model" || sort === "rank" || sort === "params") return "asc";
+    if (sort === "model" || sort === "rank" || sort === "params" || sort === "embdim") {
+      return "asc";
+    }
+    if (modelColumn(sort)) return "desc";  // open weights first, newest first
     var column = table.columns.find(function (c) { return c.id === sort; });
     return column && !column.higher_is_better ? "asc" : "desc";
   }
@@ -146,6 +173,7 @@ SCRIPT = r"""
   function sortKey(table, row, sort) {
     if (sort === "rank") return row.rank;
     if (sort === "params") return data.models[row.model].n_parameters;
+    if (modelColumn(sort)) return modelColumn(sort)[3](data.models[row.model]);
     var index = table.columns.findIndex(function (c) { return c.id === sort; });
     return index < 0 ? null : row.values[index];
   }
@@ -181,6 +209,8 @@ SCRIPT = r"""
     state.tab = known.indexOf(tab) >= 0 ? tab : null;
     state.family = data.families.indexOf(params.get("family")) >= 0 ? params.get("family") : "";
     state.domain = data.domains.indexOf(params.get("domain")) >= 0 ? params.get("domain") : "";
+    state.origin = ORIGINS.indexOf(params.get("origin")) >= 0 ? params.get("origin") : "";
+    state.cols = params.get("cols") === "model";
     state.sort = params.get("sort");
     var dir = params.get("dir");
     state.dir = dir === "asc" || dir === "desc" ? dir : null;
@@ -192,6 +222,8 @@ SCRIPT = r"""
     if (state.sort) { params.set("sort", state.sort); params.set("dir", state.dir); }
     if (state.family) params.set("family", state.family);
     if (state.domain) params.set("domain", state.domain);
+    if (state.origin) params.set("origin", state.origin);
+    if (state.cols) params.set("cols", "model");
     var text = "#" + params.toString();
     if (location.hash !== text) {
       try { history.replaceState(null, "", text); } catch (e) { /* file:// in some browsers */ }
@@ -204,7 +236,10 @@ SCRIPT = r"""
       state.tab = visible.length ? visible[0] : PLOTS;
     }
     var table = tables.find(function (t) { return t.id === state.tab; });
+    // Sorting by a model column shows the model columns.
+    if (modelColumn(state.sort)) state.cols = true;
     var valid = table && (state.sort === "model" || state.sort === "params" ||
+      modelColumn(state.sort) ||
       (state.sort === "rank" && table.kind === "benchmark") ||
       table.columns.some(function (c) { return c.id === state.sort && columnShown(c); }));
     if (!valid) { state.sort = null; state.dir = null; }
@@ -235,7 +270,9 @@ SCRIPT = r"""
       "embedding size " + fmtPlain(card.embedding_dim),
       "compression ratio " + fmtPlain(card.compression_ratio),
       "license " + fmtPlain(card.license),
-      "revision " + fmtPlain(card.revision)
+      "revision " + fmtPlain(card.revision),
+      card.origin === "computed" ? "computed with audiobench" : card.origin + ": " +
+        fmtPlain(card.reported_from)
     ].join(" \u00b7 ");
   }
 
@@ -249,6 +286,10 @@ SCRIPT = r"""
       ["FLOPs per second", fmtCount(card.flops_per_second)],
       ["Throughput (clips/s)", card.clips_per_s === null ? MISSING : card.clips_per_s.toFixed(1)],
       ["License", fmtPlain(card.license)],
+      ["Open weights", card.open_weights === null ? MISSING : (card.open_weights ? "yes" : "no")],
+      ["Release date", fmtPlain(card.release_date)],
+      ["Origin", card.origin === "computed" ? "computed with audiobench" : card.origin],
+      ["Reported from", fmtPlain(card.reported_from)],
       ["Revision", fmtPlain(card.revision)],
       ["Source", fmtPlain(card.source)],
       ["Pooling", fmtPlain(card.pooling)],
@@ -296,7 +337,7 @@ SCRIPT = r"""
     }
     var shown = shownColumns(table);
     var rows = sortedRows(table);
-    var hidden = 0;
+    var hidden = 0, otherOrigin = 0;
     if (filtering()) {
       rows = rows.filter(function (row) {
         var keep = shown.some(function (i) { return row.values[i] !== null; });
@@ -304,8 +345,13 @@ SCRIPT = r"""
         return keep;
       });
     }
+    rows = rows.filter(function (row) {
+      var keep = originShown(data.models[row.model]);
+      if (!keep) otherOrigin += 1;
+      return keep;
+    });
     var ranked = table.kind === "benchmark";
-    var fixed = ranked ? 3 : 2;
+    var fixed = (ranked ? 3 : 2) + (state.cols ? MODEL_COLUMNS.length : 0);
     var best = {};
     shown.forEach(function (i) {
       var column = table.columns[i], top = null;
@@ -344,6 +390,11 @@ SCRIPT = r"""
     }
     head.appendChild(sortHeader(table, "model", "Model", "Model name (click a row for details)"));
     head.appendChild(sortHeader(table, "params", "Params", "Parameter count", "num"));
+    if (state.cols) {
+      MODEL_COLUMNS.forEach(function (c) {
+        head.appendChild(sortHeader(table, c[0], c[1], c[2], "num model-col"));
+      });
+    }
     shown.forEach(function (i) {
       var column = table.columns[i];
       var title = column.name + " \u2014 " + column.task + " " + column.score +
@@ -363,7 +414,7 @@ SCRIPT = r"""
       var open = state.open[row.model] === true;
       var tr = h("tr", {
         class: "row", "data-key": row.model, "data-model": card.name,
-        "data-revision": card.revision === null ? "" : card.revision
+        "data-revision": card.revision === null ? "" : card.revision, "data-origin": card.origin
       });
       if (ranked) tr.appendChild(h("td", { class: "num" + (row.rank === null ? " missing" : "") },
         row.rank === null ? MISSING : row.rank));
@@ -377,9 +428,26 @@ SCRIPT = r"""
       });
       cell.appendChild(toggle);
       if (card.revision !== null) cell.appendChild(h("span", { class: "revision" }, card.revision));
+      if (card.origin !== "computed") {
+        // Scores published elsewhere and imported: marked, so no one reads them as our runs.
+        cell.appendChild(h("span", {
+          class: "origin", "data-origin-marker": card.origin,
+          title: (card.origin === "reported" ? "Reported: published scores imported from " :
+            "Some scores reported, imported from ") + fmtPlain(card.reported_from)
+        }, card.origin));
+      }
       tr.appendChild(cell);
       tr.appendChild(h("td", { class: "num" + (card.n_parameters === null ? " missing" : "") },
         fmtCount(card.n_parameters)));
+      if (state.cols) {
+        [fmtPlain(card.embedding_dim),
+          card.open_weights === null ? MISSING : (card.open_weights ? "yes" : "no"),
+          fmtPlain(card.release_date)].forEach(function (text, k) {
+          tr.appendChild(h("td", {
+            class: "num" + (text === MISSING ? " missing" : ""), "data-col": MODEL_COLUMNS[k][0]
+          }, text));
+        });
+      }
       shown.forEach(function (i) {
         var value = row.values[i];
         var classes = ["num"];
@@ -411,6 +479,11 @@ SCRIPT = r"""
       panel.appendChild(h("p", { class: "note" }, hidden +
         " model(s) with no score in the filtered columns are hidden."));
     }
+    if (otherOrigin) {
+      panel.appendChild(h("p", { class: "note", id: "origin-hidden" }, otherOrigin +
+        " model(s) with " + (state.origin === "computed" ? "reported" : "computed") +
+        " scores only are hidden; ranks are those of the whole board."));
+    }
     return panel;
   }
 
@@ -432,9 +505,27 @@ SCRIPT = r"""
       });
   }
 
+  function renderOriginControls() {
+    var select = document.getElementById("filter-origin");
+    if (!select.options.length) {
+      [["", "all"], ["computed", "computed with audiobench"], ["reported", "reported (imported)"]]
+        .forEach(function (o) { select.appendChild(h("option", { value: o[0] }, o[1])); });
+      select.addEventListener("change", function () { state.origin = select.value; update(); });
+      var box = document.getElementById("show-model-columns");
+      box.addEventListener("change", function () {
+        state.cols = box.checked;
+        if (!state.cols && modelColumn(state.sort)) { state.sort = null; state.dir = null; }
+        update();
+      });
+    }
+    select.value = state.origin;
+    document.getElementById("show-model-columns").checked = state.cols;
+  }
+
   function update() {
     settle();
     renderFilters();
+    renderOriginControls();
     renderTabs();
     var panels = document.getElementById("panels");
     panels.textContent = "";

@@ -333,13 +333,22 @@ def _task_problems(path: Path, result: TaskResult, allow_unpinned: bool) -> list
                 f"{result.task.family!r} does not match the registered task's {str(meta.family)!r}",
             )
         )
-    if result.task.revision != meta.revision:
+    if result.task.revision != meta.revision and not (
+        result.reported is not None and allow_unpinned
+    ):
+        # A reported result run on another revision is honest about it (reported.
+        # revision_matches); a private table may show it beside the pinned ones.
+        extra = (
+            "; a reported result on another revision goes on private tables only (--allow-unpinned)"
+            if result.reported is not None
+            else ""
+        )
         problems.append(
             Problem(
                 path,
                 "task.revision",
                 f"{result.task.revision!r} does not match the registered task's revision "
-                f"{meta.revision!r}",
+                f"{meta.revision!r}{extra}",
             )
         )
     if result.main_score_name != meta.main_score:
@@ -348,6 +357,27 @@ def _task_problems(path: Path, result: TaskResult, allow_unpinned: bool) -> list
                 path,
                 "main_score_name",
                 f"{result.main_score_name!r} is not the task's main score {meta.main_score!r}",
+            )
+        )
+    reported = result.reported
+    if reported is not None and reported.dataset_revision != result.task.revision:
+        problems.append(
+            Problem(
+                path,
+                "reported.dataset_revision",
+                f"{reported.dataset_revision!r} is not the task block's revision "
+                f"{result.task.revision!r}",
+            )
+        )
+    if reported is not None and reported.revision_matches != (
+        result.task.revision == meta.revision
+    ):
+        problems.append(
+            Problem(
+                path,
+                "reported.revision_matches",
+                f"{reported.revision_matches} contradicts the task block's revision "
+                f"{result.task.revision!r} against the pinned {meta.revision!r}",
             )
         )
     for i, subset in enumerate(result.task.subsets):
