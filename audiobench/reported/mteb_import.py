@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -190,7 +191,21 @@ def _undeclared_task(raw: bytes) -> str | None:
         name = json.loads(b'"' + found[0] + b'"')
     except ValueError:
         return None
-    return None if name in registry.tasks.names() else str(name)
+    return None if _audiobench_name(name) in registry.tasks.names() else str(name)
+
+
+@cache
+def _mteb_names() -> dict[str, str]:
+    from audiobench.tasks.mteb_audio import mteb_task_names
+
+    names: dict[str, str] = mteb_task_names()
+    return names
+
+
+def _audiobench_name(mteb_name: str) -> str:
+    """The task that scores MTEB's ``mteb_name`` (``ESC50`` is ``ESC50.mteb`` here: audiobench's
+    own ESC50 is scored another way)."""
+    return _mteb_names().get(mteb_name, mteb_name)
 
 
 def _model_meta(revision_dir: Path) -> dict[str, Any]:
@@ -240,9 +255,10 @@ def _is_score(value: Any) -> bool:
 # ---------------------------------------------------------------------------- converting
 
 
-def _task_class(name: str) -> type[Task]:
+def _task_class(mteb_name: str) -> type[Task]:
     from audiobench import registry
 
+    name = _audiobench_name(mteb_name)
     try:
         cls = registry.tasks.get(name)
     except registry.UnknownNameError as exc:

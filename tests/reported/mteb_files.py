@@ -20,6 +20,7 @@ from audiobench import registry
 from audiobench.families.mteb_protocol import MAIN_SCORE_KEYS
 from audiobench.reported.mteb_import import evaluated_split
 from audiobench.task import DEFAULT_SUBSET
+from audiobench.tasks.mteb_audio import mteb_task_names
 
 __all__ = ["MTEB_TASKS", "entry", "model_dir", "task_file", "write_task_file"]
 
@@ -66,19 +67,44 @@ def _keys(name: str) -> tuple[str, ...]:
 def entry(keys: Sequence[str], main: str, subset: str, rng: np.random.Generator) -> dict[str, Any]:
     """One ``hf_subset`` entry with a value for each key, rounded as MTEB rounds."""
     values: dict[str, Any] = {k: round(float(rng.uniform(0.05, 0.95)), 6) for k in keys}
+    _consistent_ranking(values, rng)
     return {**values, "main_score": values[main], "hf_subset": subset, "languages": ["eng-Latn"]}
 
 
+#: audiobench's name of a task -> MTEB's (``ESC50.mteb`` -> ``ESC50``).
+MTEB_NAME = {ours: theirs for theirs, ours in mteb_task_names().items()}
+
+
+def _consistent_ranking(values: dict[str, Any], rng: np.random.Generator) -> None:
+    """Make ranking keys what a real run gives: hit rate, recall and mrr grow with k, recall
+    stays under the hit rate, and at k = 1 mrr and precision are the hit rate."""
+    ks = sorted(int(k.rsplit("_", 1)[1]) for k in values if k.startswith("hit_rate_at_"))
+    if not ks:
+        return
+    hits = np.sort(rng.uniform(0.05, 0.95, len(ks)))
+    share = float(rng.uniform(0.5, 1.0))
+    for k, hit in zip(ks, hits, strict=True):
+        values[f"hit_rate_at_{k}"] = round(float(hit), 6)
+        for name, value in (
+            (f"recall_at_{k}", hit * share),
+            (f"mrr_at_{k}", hits[0] + (hit - hits[0]) / 2),
+            *([(f"precision_at_{k}", hit)] if k == 1 else []),
+        ):
+            if name in values:
+                values[name] = round(float(value), 6)
+
+
 def task_file(name: str, seed: int = 0, **changes: Any) -> dict[str, Any]:
-    """A published file for registered task ``name``: every declared subset of its evaluated
-    split, at its pinned revision (``changes`` replace top-level fields)."""
+    """A published file for registered task ``name``, under MTEB's name for it: every declared
+    subset of its evaluated split, at its pinned revision (``changes`` replace top-level
+    fields)."""
     meta = registry.tasks.get(name).metadata
     rng = np.random.default_rng(seed)
     keys = _keys(name)
     subsets = list(meta.subsets) or [DEFAULT_SUBSET]
     data = {
         "dataset_revision": meta.revision,
-        "task_name": name,
+        "task_name": MTEB_NAME.get(name, name),
         "mteb_version": "2.3.0",
         "scores": {
             evaluated_split(tuple(meta.splits)): [

@@ -21,6 +21,7 @@ from audiobench.reported.mteb_import import evaluated_split, import_mteb
 from audiobench.results import load_result
 from tests.reported.mteb_files import (
     MODEL_META,
+    MTEB_NAME,
     MTEB_TASKS,
     model_dir,
     task_file,
@@ -67,7 +68,8 @@ def test_every_task_scored_the_mteb_way_imports_and_validates(tmp_path: Path) ->
             "acme/results",
             "2.3.0",
         )
-        assert reported.file == f"acme__audio-encoder/{MODEL_META['revision']}/{meta.name}.json"
+        stem = MTEB_NAME.get(meta.name, meta.name)  # MTEB's ESC50 is ESC50.mteb here
+        assert reported.file == f"acme__audio-encoder/{MODEL_META['revision']}/{stem}.json"
         assert reported.dataset_revision == meta.revision and reported.revision_matches
         assert reported.split == evaluated_split(tuple(meta.splits))
         assert reported.audiobench_model == "hf:acme/audio-encoder"
@@ -83,12 +85,28 @@ def test_every_task_scored_the_mteb_way_imports_and_validates(tmp_path: Path) ->
         assert result.cache is None and result.timings is None and result.environment is None
 
 
+def test_mteb_names_taken_by_audiobench_tasks_import_into_their_mteb_tasks(
+    tmp_path: Path,
+) -> None:
+    """MTEB's ``ESC50`` is scored here as ``ESC50.mteb``; audiobench's ESC50 is another task."""
+    folder = model_dir(tmp_path / "mteb")
+    published = task_file("ESC50.mteb")
+    assert published["task_name"] == "ESC50"
+    write_task_file(folder, published)
+    summary = import_mteb(tmp_path / "mteb", tmp_path / "out")
+    assert summary.refused == [] and len(summary.written) == 1
+    (path,) = summary.written
+    assert load_result(path).task.name == "ESC50.mteb"
+
+
 def _refusals(tmp_path: Path) -> dict[str, str]:
     """One folder holding a good file and one file per refusal reason; stem -> reason."""
     folder = model_dir(tmp_path / "mteb")
     write_task_file(folder, task_file("BeijingOpera"))
     write_task_file(folder, task_file("BeijingOpera", task_name="NoSuchTask"), "NoSuchTask")
-    write_task_file(folder, task_file("BeijingOpera", task_name="ESC50"), "ESC50")
+    write_task_file(
+        folder, task_file("BeijingOpera", task_name="SyntheticVocalisations"), "Synthetic"
+    )
     write_task_file(folder, task_file("CREMA_D", dataset_revision="f" * 40))
     write_task_file(folder, task_file("GTZANGenre", scores={"validation": []}))
     languages = task_file("MInDS14")
@@ -105,7 +123,7 @@ def _refusals(tmp_path: Path) -> dict[str, str]:
     write_task_file(folder, {**old, "mteb_dataset_name": "AFQMC"}, "AFQMC")
     return {
         "NoSuchTask": "unknown task",
-        "ESC50": "not scored the MTEB way",
+        "Synthetic": "not scored the MTEB way",
         "CREMA_D": "dataset revision",
         "GTZANGenre": "missing split",
         "MInDS14": "missing subset",
