@@ -19,7 +19,11 @@ if TYPE_CHECKING:
 __all__ = ["BUILTIN_MODULES", "evaluator_for", "protocols_for", "register"]
 
 #: The modules holding the built-in protocols' evaluators.
-BUILTIN_MODULES = ("audiobench.evaluators.clustering", "audiobench.evaluators.mteb")
+BUILTIN_MODULES = (
+    "audiobench.evaluators.clustering",
+    "audiobench.evaluators.mteb",
+    "audiobench.evaluators.transcription",
+)
 ENTRY_POINT_GROUP = "audiobench.evaluators"
 
 _REGISTRY: dict[tuple[str, str], type[Evaluator]] = {}

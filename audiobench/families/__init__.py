@@ -7,6 +7,7 @@ from audiobench.families.perceptual_alignment import PerceptualAlignmentTask
 from audiobench.families.reconstruction import ReconstructionTask
 from audiobench.families.reranking import RerankingTask
 from audiobench.families.retrieval import RetrievalTask
+from audiobench.families.transcription import TranscriptionTask
 from audiobench.families.zero_shot_classification import ZeroShotClassificationTask
 from audiobench.families.zero_shot_similarity import ZeroShotSimilarityTask
 from audiobench.task import Task, TaskFamily
@@ -21,6 +22,7 @@ FAMILIES: dict[TaskFamily, type[Task]] = {
         ReconstructionTask,
         RerankingTask,
         RetrievalTask,
+        TranscriptionTask,
         ZeroShotClassificationTask,
         ZeroShotSimilarityTask,
     )
@@ -44,6 +46,7 @@ __all__ = [
     "ReconstructionTask",
     "RerankingTask",
     "RetrievalTask",
+    "TranscriptionTask",
     "ZeroShotClassificationTask",
     "ZeroShotSimilarityTask",
     "family_task",
