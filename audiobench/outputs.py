@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -108,7 +107,9 @@ class TimedWord:
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"word {self.word!r}: {name} must be finite and ≥ 0, got {value}")
         if self.end < self.start:
-            raise ValueError(f"word {self.word!r}: ends ({self.end}) before it starts ({self.start})")
+            raise ValueError(
+                f"word {self.word!r}: ends ({self.end}) before it starts ({self.start})"
+            )
         if self.score is not None and not math.isfinite(self.score):
             raise ValueError(f"word {self.word!r}: score must be finite, got {self.score}")
 
@@ -218,4 +219,3 @@ def require_output(encoder: Encoder, output: OutputType, why: str) -> None:
             f"model {encoder.meta.name!r} does not produce {output} outputs (it produces "
             f"{offers}); {why}"
         )
-

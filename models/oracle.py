@@ -39,9 +39,7 @@ class TranscriptTruth(Encoder):
     reads_transcript = True
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
-        raise NotImplementedError(
-            f"model {self.meta.name!r} produces transcripts, not embeddings"
-        )
+        raise NotImplementedError(f"model {self.meta.name!r} produces transcripts, not embeddings")
 
     def produce(self, output: OutputType, inputs: Sequence[SpeechInput]) -> list[TextOutput]:
         if output is not OutputType.TRANSCRIPT:

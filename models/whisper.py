@@ -16,8 +16,9 @@ Clips longer than the window follow ``long_clips``:
 
 **Transcription.** Every Whisper model (registered sizes and ``hf:`` Whisper checkpoints) is
 also a transcriber: it produces transcripts and transcripts with word timings
-(:mod:`audiobench.outputs`) through transformers' ``generate`` (:mod:`audiobench.models.whisper_asr`),
-on the first 30 s of each clip, in the runner's length-sorted batches. Options ``language``
+(:mod:`audiobench.outputs`) through transformers' ``generate``
+(:mod:`audiobench.models.whisper_asr`), on the first 30 s of each clip, in the runner's
+length-sorted batches. Options ``language``
 (e.g. ``en``; None: detected), ``task`` (``transcribe`` or ``translate``), ``max_new_tokens``
 and ``num_beams`` (None: greedy) apply to transcription only; left at None they leave the
 embedding fingerprint as it was.
@@ -107,9 +108,7 @@ class WhisperEncoder(HFEncoder):
         )
 
     options: Options
-    produces = frozenset(
-        {OutputType.EMBEDDING, OutputType.TRANSCRIPT, OutputType.WORD_TIMINGS}
-    )
+    produces = frozenset({OutputType.EMBEDDING, OutputType.TRANSCRIPT, OutputType.WORD_TIMINGS})
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -176,7 +175,6 @@ class WhisperEncoder(HFEncoder):
         for owner, z in zip(owners, hidden, strict=True):
             per_clip[owner].append(z)
         return [np.concatenate(parts, axis=0) for parts in per_clip]
-
 
     # -- transcription ------------------------------------------------------------------
 

@@ -8,10 +8,13 @@ runner's length-sorted batches.
 
 **Word timings** come from transformers' cross-attention alignment
 (``return_token_timestamps=True``): token i of the generated sequence spans
-``[t[i-1], t[i]]`` seconds (as transformers' speech-recognition pipeline reads them), text
-tokens are grouped into words by transformers' Whisper word splitter (on spaces, or on
-Unicode characters for languages written without them), and a word runs from its first
-token's start to its last token's end. This needs ``alignment_heads`` in the checkpoint's
+``[t[i-1], t[i]]`` seconds (as transformers' speech-recognition pipeline reads them). Text
+tokens (special and timestamp tokens left out) are first joined into whole characters
+(byte-level pieces that decode to a replacement character wait for the next token), then into
+words: a unit starting with a space starts a word, so punctuation stays with its word; for
+languages written without spaces (Chinese, Japanese, Thai, Lao, Burmese, Cantonese, as
+Whisper's own splitter treats them) every character unit is a word. A word runs from its
+first token's start to its last token's end. This needs ``alignment_heads`` in the checkpoint's
 generation config (every OpenAI checkpoint has them); a checkpoint without them is refused
 with that reason before any clip is transcribed.
 """
@@ -108,15 +111,22 @@ class WhisperGeneration:
                     "was transcribed"
                 )
             waves.append(item.waveform[: self.window])
-        features = self.feature_extractor(
+        extracted = self.feature_extractor(
             waves,
             sampling_rate=self.rate,
             return_tensors="pt",
             padding="max_length",
             max_length=self.window,
             truncation=True,
-        ).input_features.to(self.encoder.device, torch_dtype(self.encoder.dtype or "float32"))
-        kwargs = self._generate_kwargs()
+            return_attention_mask=True,
+        )
+        features = extracted.input_features.to(
+            self.encoder.device, torch_dtype(self.encoder.dtype or "float32")
+        )
+        kwargs = {
+            **self._generate_kwargs(),
+            "attention_mask": extracted.attention_mask.to(self.encoder.device),
+        }
         if output is OutputType.TRANSCRIPT:
             tokens = self.model.generate(features, **kwargs)
             texts = self.tokenizer.batch_decode(tokens, skip_special_tokens=True)
@@ -124,11 +134,11 @@ class WhisperGeneration:
         generated = self.model.generate(features, return_token_timestamps=True, **kwargs)
         sequences = generated["sequences"].cpu().numpy()
         times = generated["token_timestamps"].cpu().float().numpy()
-        return [self._timed_words(row, stamps) for row, stamps in zip(sequences, times, strict=True)]
+        return [
+            self._timed_words(row, stamps) for row, stamps in zip(sequences, times, strict=True)
+        ]
 
     def _timed_words(self, row: np.ndarray, stamps: np.ndarray) -> TimedTranscript:
-        from transformers.models.whisper.tokenization_whisper import _combine_tokens_into_words
-
         special = set(self.tokenizer.all_special_ids)
         # Timestamp tokens come after the no-timestamps token in every Whisper vocabulary.
         no_timestamps = getattr(self.model.generation_config, "no_timestamps_token_id", None)
@@ -137,25 +147,38 @@ class WhisperGeneration:
             for i, token in enumerate(row.tolist())
             if token not in special and (no_timestamps is None or token < no_timestamps)
         ]
-        if not positions:
-            return TimedTranscript(())
-        tokens = [int(row[i]) for i in positions]
-        language = _language_name(self.options.language)
-        words, _, indices = _combine_tokens_into_words(self.tokenizer, tokens, language)
+        spaced = _language_name(self.options.language) not in UNSPACED_LANGUAGES
+        words: list[tuple[str, int, int]] = []  # text, first position, last position
+        pending: list[int] = []
+        for position in positions:
+            pending.append(position)
+            unit = self.tokenizer.decode([int(row[p]) for p in pending])
+            if REPLACEMENT in unit:
+                continue  # part of a character: wait for the rest of its bytes
+            if words and spaced and not unit.startswith(" "):
+                text, first, _ = words[-1]
+                words[-1] = (text + unit, first, position)
+            else:
+                words.append((unit, pending[0], position))
+            pending = []
         timed = []
-        for word, members in zip(words, indices, strict=True):
-            text = word.strip()
-            if not text or not members:
+        for text, first, last in words:
+            if not text.strip():
                 continue
-            first, last = positions[members[0]], positions[members[-1]]
             start = float(stamps[first - 1]) if first > 0 else 0.0
-            end = float(stamps[last])
-            timed.append(TimedWord(text, round(start, 2), round(max(start, end), 2)))
+            end = max(start, float(stamps[last]))
+            timed.append(TimedWord(text.strip(), round(start, 2), round(end, 2)))
         return TimedTranscript(tuple(timed))
 
 
+#: Languages Whisper's word splitter splits into characters rather than on spaces.
+UNSPACED_LANGUAGES = frozenset({"chinese", "japanese", "thai", "lao", "myanmar", "cantonese"})
+#: What a byte-level token that ends inside a character decodes to.
+REPLACEMENT = "\ufffd"
+
+
 def _language_name(language: str | None) -> str | None:
-    """transformers' language name for a code (``en`` → ``english``), as its splitter wants."""
+    """transformers' language name for a code (``ja`` → ``japanese``); None stays None."""
     if language is None:
         return None
     from transformers.models.whisper.tokenization_whisper import LANGUAGES

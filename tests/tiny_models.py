@@ -58,6 +58,18 @@ def whisper(path: Path) -> Path:
     return path
 
 
+def whisper_aligned(path: Path) -> Path:
+    """The tiny Whisper with ``alignment_heads`` in its generation config: it can time words."""
+    from transformers import GenerationConfig
+
+    whisper(path)
+    config = GenerationConfig.from_pretrained(path)
+    config.alignment_heads = [[0, 0], [0, 1]]
+    config._from_model_config = False  # else transformers rebuilds it from the model config
+    config.save_pretrained(path)
+    return path
+
+
 def _whisper_tokenizer(path: Path, size: int) -> None:
     """A byte-level BPE vocabulary of exactly ``size`` tokens, so every id decodes."""
     from transformers import WhisperTokenizer
@@ -230,6 +242,7 @@ def ast(path: Path, **overrides: Any) -> Path:
 
 BUILDERS = {
     "whisper": whisper,
+    "whisper-aligned": whisper_aligned,
     "wavlm": wavlm,
     "wav2vec2": wav2vec2,
     "hubert": hubert,

@@ -44,7 +44,8 @@ def _word_wave(word: str, seconds: float, rng: np.random.Generator, rate: int) -
         wave += gain * np.sin(2 * np.pi * freq * t + rng.uniform(0, 2 * np.pi))
     envelope = np.sin(np.pi * np.linspace(0.0, 1.0, n)) ** 0.6
     wave *= envelope
-    return wave / (np.abs(wave).max() + 1e-9)
+    peak = float(np.abs(wave).max()) + 1e-9
+    return np.asarray(wave / peak)
 
 
 def _traffic(n: int, rng: np.random.Generator) -> np.ndarray:
