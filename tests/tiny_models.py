@@ -120,6 +120,19 @@ def _speech(path: Path, config_cls: str, model_cls: str, *, layer_norm: bool) ->
     return path
 
 
+def wav2vec2_ctc(path: Path) -> Path:
+    """A tiny wav2vec 2.0 with a CTC head and a character tokenizer of its 16 tokens."""
+    from transformers import Wav2Vec2CTCTokenizer
+
+    _speech(path, "Wav2Vec2Config", "Wav2Vec2ForCTC", layer_norm=True)
+    vocab = {"<pad>": 0, "<s>": 1, "</s>": 2, "<unk>": 3, "|": 4}
+    for letter in "abcdefghijk":
+        vocab[letter] = len(vocab)
+    (path / "vocab.json").write_text(json.dumps(vocab))
+    Wav2Vec2CTCTokenizer(str(path / "vocab.json")).save_pretrained(path)
+    return path
+
+
 def wavlm(path: Path) -> Path:
     return _speech(path, "WavLMConfig", "WavLMModel", layer_norm=True)
 
@@ -243,6 +256,7 @@ def ast(path: Path, **overrides: Any) -> Path:
 BUILDERS = {
     "whisper": whisper,
     "whisper-aligned": whisper_aligned,
+    "wav2vec2-ctc": wav2vec2_ctc,
     "wavlm": wavlm,
     "wav2vec2": wav2vec2,
     "hubert": hubert,

@@ -413,6 +413,30 @@ def test_whisper_on_the_mock_task_end_to_end_and_from_cache(tmp_path: Path) -> N
     assert second.scores == first.scores
 
 
+def test_hf_ctc_checkpoints_are_detected_and_transcribe(tmp_path: Path) -> None:
+    from audiobench.models.ctc import CTCEncoder
+
+    encoder = loaded(f"hf:{build('wav2vec2-ctc', tmp_path)}")
+    assert isinstance(encoder, CTCEncoder)
+    before = encoder.embed([w.waveform for w in _waves()])
+    encoder.check_output(OutputType.TRANSCRIPT)
+    texts = encoder.produce(OutputType.TRANSCRIPT, _waves())
+    assert all(isinstance(t, Transcript) and set(t.text) <= set("abcdefghijk ") for t in texts)
+    # Batch-independent, and the embeddings are those of the same weights.
+    alone = [encoder.produce(OutputType.TRANSCRIPT, [w])[0] for w in _waves()]
+    assert alone == texts
+    after = encoder.embed([w.waveform for w in _waves()])
+    for a, b in zip(before, after, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    with pytest.raises(UnsuitableModelError, match="does not produce word_timings"):
+        encoder.check_output(OutputType.WORD_TIMINGS)
+
+
+def test_a_plain_speech_encoder_does_not_transcribe(tmp_path: Path) -> None:
+    encoder = loaded(f"hf:{build('wavlm', tmp_path)}")
+    assert OutputType.TRANSCRIPT not in encoder.produces
+
+
 # -- MSEB's SVQ task, from a local copy in SVQ's layout -----------------------------------------
 
 
