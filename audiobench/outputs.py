@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MSEB_STRING_ITEM_BYTES",
+    "WORD_TIMES_KEY",
     "OutputType",
     "ScoredChoices",
     "SpeechInput",
@@ -54,6 +55,8 @@ __all__ = [
 
 #: Bytes MSEB counts per string of an encoder's output (NumPy object dtype's item size).
 MSEB_STRING_ITEM_BYTES = 8
+#: The clip metadata holding the dataset's word times (``"word start end;..."``), for oracles.
+WORD_TIMES_KEY = "word_times"
 
 
 class OutputType(StrEnum):
@@ -69,14 +72,16 @@ class OutputType(StrEnum):
 class SpeechInput:
     """One clip as a typed-output encoder sees it: its waveform, and what the dataset knows.
 
-    ``transcript`` is the dataset's own transcript; only an encoder that declares
-    ``reads_transcript`` (the transcript-truth oracle) receives it, and its outputs are then
-    cached under a key that includes it.
+    ``transcript`` is the dataset's own transcript and ``word_times`` its words' times
+    (``"word start end;..."``, seconds) where the data has them; only an encoder that declares
+    ``reads_transcript`` (the transcript-truth oracle) receives them, and its outputs are then
+    cached under a key that includes them.
     """
 
     clip_id: str
     waveform: np.ndarray
     transcript: str | None = None
+    word_times: str | None = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +193,20 @@ def from_array(array: np.ndarray, expected: OutputType) -> TextOutput:
         return ScoredChoices(tuple(payload["choices"]), tuple(payload["scores"]))
     except (KeyError, TypeError) as exc:
         raise ValueError(f"not a serialised {expected}: {exc}") from None
+
+
+def parse_word_times(text: str, where: str) -> TimedTranscript:
+    """``"word start end;..."`` (a dataset's word times) as a timed transcript."""
+    words = []
+    for position, item in enumerate(p for p in text.split(";") if p.strip()):
+        parts = item.split()
+        if len(parts) != 3:
+            raise ValueError(f"{where}: word time {position} {item!r} is not 'word start end'")
+        try:
+            words.append(TimedWord(parts[0], float(parts[1]), float(parts[2])))
+        except ValueError as exc:
+            raise ValueError(f"{where}: word time {position} {item!r}: {exc}") from None
+    return TimedTranscript(tuple(words))
 
 
 def check_output(output: object, expected: OutputType) -> TextOutput:

@@ -17,6 +17,7 @@ Two clips of one subset with the same waveform are always an error
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 import warnings
 from collections.abc import Iterator, Sequence
@@ -45,6 +46,7 @@ from audiobench.efficiency import waveform_compression_ratio
 from audiobench.encoder import Encoder
 from audiobench.errors import UserError
 from audiobench.outputs import (
+    WORD_TIMES_KEY,
     OutputType,
     SpeechInput,
     TextOutput,
@@ -366,8 +368,8 @@ class CachedEmbedder(Embedder):
         key = waveform_hash(wave, rate)
         if self._output is not None and self.encoder.reads_transcript:
             # The output is the transcript: the same audio under another text is another entry.
-            text = (clip.text or "").encode()
-            key = hashlib.blake2b(key.encode() + b"\0" + text, digest_size=16).hexdigest()
+            truth = json.dumps([clip.text, clip.metadata.get(WORD_TIMES_KEY)]).encode()
+            key = hashlib.blake2b(key.encode() + b"\0" + truth, digest_size=16).hexdigest()
         return _Decoded(clip, wave, key)
 
     def _decoded_chunks(self, clips: Sequence[Clip]) -> Iterator[list[_Decoded]]:
@@ -480,7 +482,14 @@ class CachedEmbedder(Embedder):
     def _produce(self, batch: list[_Decoded], output: OutputType) -> list[np.ndarray]:
         reads = self.encoder.reads_transcript
         inputs = [
-            SpeechInput(item.clip.id, item.wave, item.clip.text if reads else None)
+            SpeechInput(item.clip.id, item.wave)
+            if not reads
+            else SpeechInput(
+                item.clip.id,
+                item.wave,
+                item.clip.text,
+                item.clip.metadata.get(WORD_TIMES_KEY),
+            )
             for item in batch
             if item.wave is not None
         ]

@@ -61,6 +61,7 @@ class TaskFamily(StrEnum):
     PERCEPTUAL_ALIGNMENT = "perceptual_alignment"
     PAIR_CLASSIFICATION = "pair_classification"
     TRANSCRIPTION = "transcription"
+    SEGMENTATION = "segmentation"
 
 
 class TaskMetadata(BaseModel):

@@ -22,6 +22,7 @@ __all__ = ["BUILTIN_MODULES", "evaluator_for", "protocols_for", "register"]
 BUILTIN_MODULES = (
     "audiobench.evaluators.clustering",
     "audiobench.evaluators.mteb",
+    "audiobench.evaluators.segmentation",
     "audiobench.evaluators.transcription",
 )
 ENTRY_POINT_GROUP = "audiobench.evaluators"

@@ -7,6 +7,7 @@ from audiobench.families.perceptual_alignment import PerceptualAlignmentTask
 from audiobench.families.reconstruction import ReconstructionTask
 from audiobench.families.reranking import RerankingTask
 from audiobench.families.retrieval import RetrievalTask
+from audiobench.families.segmentation import SegmentationTask
 from audiobench.families.transcription import TranscriptionTask
 from audiobench.families.zero_shot_classification import ZeroShotClassificationTask
 from audiobench.families.zero_shot_similarity import ZeroShotSimilarityTask
@@ -22,6 +23,7 @@ FAMILIES: dict[TaskFamily, type[Task]] = {
         ReconstructionTask,
         RerankingTask,
         RetrievalTask,
+        SegmentationTask,
         TranscriptionTask,
         ZeroShotClassificationTask,
         ZeroShotSimilarityTask,
@@ -46,6 +48,7 @@ __all__ = [
     "ReconstructionTask",
     "RerankingTask",
     "RetrievalTask",
+    "SegmentationTask",
     "TranscriptionTask",
     "ZeroShotClassificationTask",
     "ZeroShotSimilarityTask",

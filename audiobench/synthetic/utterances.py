@@ -5,19 +5,24 @@ the word, shaped by two formant-like resonances and a rise-and-fall envelope. An
 3–6 words separated by short pauses, and every clip records its transcript and each word's
 start and end in seconds (``word_times``, ``word start end;...``). Half the clips of each
 subset are ``clean`` and half carry ``traffic_noise`` (low-passed noise at 10 dB SNR), as
-SVQ's ``environment`` column does. The audio is not intelligible speech: real recognisers
+SVQ's ``environment`` column does. Each clip's reference salient terms (``salient_terms``,
+JSON ``[[term, start, end], ...]``) are its three words of highest IDF over its subset's
+transcripts, with their times (MSEB's cascade rule, so the cascade on true word times finds
+them all). The audio is not intelligible speech: real recognisers
 transcribe it as noise, which is what the plumbing tests need (the transcript-truth oracle
 scores 0, a wrong transcriber a known error rate).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import soundfile as sf
 
+from audiobench.metrics.salient_terms import idf_table, top_terms
 from audiobench.synthetic.writer import write_labels
 
 __all__ = ["VOCABULARY", "write_utterances"]
@@ -65,7 +70,7 @@ def write_utterances(
     """Write ``per_subset`` utterances per subset (locale) and ``labels.csv``.
 
     Columns: ``file``, ``id``, ``subset``, ``text`` (the transcript), ``environment``
-    (``clean`` or ``traffic_noise``) and ``word_times``.
+    (``clean`` or ``traffic_noise``), ``word_times`` and ``salient_terms``.
     """
     directory.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -103,5 +108,14 @@ def write_utterances(
                     "environment": environment,
                     "word_times": ";".join(times),
                 }
+            )
+    for subset in subsets:
+        members = [row for row in rows if row["subset"] == subset]
+        table = idf_table(row["text"] for row in members)
+        for row in members:
+            timed = [item.split() for item in row["word_times"].split(";")]
+            chosen = top_terms([w for w, _, _ in timed], table, 3)
+            row["salient_terms"] = json.dumps(
+                [[term, float(timed[i][1]), float(timed[i][2])] for term, _, i in chosen]
             )
     write_labels(directory, rows)
