@@ -37,24 +37,24 @@ METRICS = (
 )
 
 
-class SegmentationSummary(Summary):
+class _Rates(Report):
+    """The scores a summary averages: MSEB's NDCG, accuracies, term WER and mAP."""
+
+    ndcg: Unit
+    timestamps_and_embeddings_accuracy: Unit
+    timestamps_accuracy: Unit
+    embeddings_accuracy: Unit
+    word_error_rate: NonNegative
+    map: Unit
+
+
+class SegmentationSummary(Summary, _Rates):
     """Unweighted mean over subsets."""
 
-    ndcg: Unit
-    timestamps_and_embeddings_accuracy: Unit
-    timestamps_accuracy: Unit
-    embeddings_accuracy: Unit
-    word_error_rate: NonNegative
-    map: Unit
 
+class SegmentationReport(_Rates):
+    """One subset: the rates, the hit counts they come from, and the sizes."""
 
-class SegmentationReport(Report):
-    ndcg: Unit
-    timestamps_and_embeddings_accuracy: Unit
-    timestamps_accuracy: Unit
-    embeddings_accuracy: Unit
-    word_error_rate: NonNegative
-    map: Unit
     timestamps_and_embeddings_hits: Count
     timestamps_hits: Count
     embeddings_hits: Count
