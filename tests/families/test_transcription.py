@@ -358,6 +358,15 @@ def test_list_tasks_shows_the_real_and_the_mock_transcription_task() -> None:
     )
 
 
+def test_list_models_says_what_each_model_produces() -> None:
+    code, out, err = run_cli("list", "models", "--json")
+    assert code == 0, err
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert rows["transcript-truth"]["outputs"] == ["transcript", "word_timings"]
+    assert rows["whisper-tiny"]["outputs"] == ["embedding", "transcript", "word_timings"]
+    assert rows["mfcc"]["outputs"] == ["embedding"]
+
+
 # -- Whisper as a transcriber -------------------------------------------------------------------
 
 
