@@ -49,6 +49,28 @@ def test_idf_table_is_ln_n_over_document_frequency() -> None:
         idf_table([])
 
 
+def test_idf_table_and_top_terms_match_a_brute_force_count() -> None:
+    rng = np.random.default_rng(7)
+    vocabulary = ["Alpha", "beta,", "gamma?", "delta.", "«eps»", "zeta"]
+    for _ in range(20):
+        texts = [
+            " ".join(rng.choice(vocabulary, size=int(rng.integers(1, 7))))
+            for _ in range(int(rng.integers(1, 9)))
+        ]
+        table = idf_table(texts)
+        tokens = {normalize_token(w) for text in texts for w in text.split()} - {""}
+        assert set(table) == tokens
+        for token in tokens:
+            df = sum(any(normalize_token(w) == token for w in text.split()) for text in texts)
+            assert table[token] == pytest.approx(math.log(len(texts) / df), abs=0)
+        words = texts[0].split()
+        expected = sorted(
+            ((normalize_token(w), table[normalize_token(w)], i) for i, w in enumerate(words)),
+            key=lambda item: (-item[1], item[2]),
+        )[:3]
+        assert top_terms(words, table, 3) == expected
+
+
 def test_top_terms_sort_by_idf_stably_and_keep_repeats() -> None:
     table = {"x": 2.0, "y": 1.0, "z": 2.0}
     assert top_terms(["y", "x", "w", "z", "x"], table, 3) == [
