@@ -511,6 +511,7 @@ def _model_rows(kind: str | None) -> list[dict[str, Any]]:
             {
                 "name": name,
                 **meta.model_dump(mode="json", exclude={"name"}),
+                "outputs": sorted(str(o) for o in getattr(cls, "produces", ())),
                 "options": _option_defaults(cls.Options),
             }
         )

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from audiobench.errors import OptionError
 from audiobench.options import StrictOptions, option_problems
+from audiobench.outputs import OutputType, SpeechInput, TextOutput
 from audiobench.pooling import Pooling
 
 __all__ = [
@@ -124,6 +125,8 @@ class OutputKind(StrEnum):
     VECTOR = "vector"
     SEQUENCE = "sequence"
     TOKENS = "tokens"
+    #: Text outputs only (transcripts...): no embedding (:attr:`Encoder.produces`).
+    TEXT = "text"
 
 
 class Modality(StrEnum):
@@ -297,6 +300,12 @@ class Encoder(ABC):
     #: The precisions this encoder computes in (``--dtype``): signal-processing
     #: baselines compute in float32 only; models with weights declare all three.
     compute_dtypes: ClassVar[tuple[str, ...]] = ("float32",)
+    #: The outputs this encoder produces (:mod:`audiobench.outputs`); a task needing another
+    #: refuses it before any work. Encoders of text outputs implement :meth:`produce`.
+    produces: ClassVar[frozenset[OutputType]] = frozenset({OutputType.EMBEDDING})
+    #: Whether :meth:`produce` reads the dataset's transcript (the transcript-truth oracle):
+    #: its outputs are then cached under the transcript as well as the waveform.
+    reads_transcript: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -428,6 +437,24 @@ class Encoder(ABC):
             for z, w in zip(outputs, waveforms, strict=True)
         ]
 
+    def produce(self, output: OutputType, inputs: Sequence[SpeechInput]) -> list[TextOutput]:
+        """One ``output`` (a transcript, timed words...) per input, in order.
+
+        Only for the outputs in :attr:`produces` other than embeddings; assumes :meth:`load`
+        was called and :meth:`check_output` passed.
+        """
+        raise NotImplementedError(f"model {self.meta.name!r} does not produce {output} outputs")
+
+    def check_output(self, output: OutputType) -> None:
+        """Raise :class:`~audiobench.errors.UnsuitableModelError` if this instance, as loaded,
+        cannot produce ``output`` (a checkpoint without what word timings need, say).
+
+        The runner calls it once per run after :meth:`load`, before encoding any clip.
+        """
+        from audiobench.outputs import require_output
+
+        require_output(self, output, "choose a model that does")
+
     def encode_text(self, texts: Sequence[str]) -> np.ndarray:
         """Embed texts into the audio embedding space (audio–text models only)."""
         raise NotImplementedError(f"model {self.meta.name!r} has no text encoder")
@@ -481,11 +508,14 @@ class Encoder(ABC):
             "cache_format": CACHE_FORMAT_VERSION,
         }
 
-    def fingerprint(self, *, pooled: bool = True) -> str:
+    def fingerprint(self, *, pooled: bool = True, output: OutputType | None = None) -> str:
         """Stable hash of :meth:`describe`: the encoder half of a cache key.
 
-        ``pooled=False`` identifies the unpooled outputs, which are cached apart.
+        ``pooled=False`` identifies the unpooled outputs, which are cached apart; ``output``
+        a text output (:meth:`produce`), also cached apart (pooling does not apply to it).
         """
         description = self.describe() if pooled else {**self.describe(), "pooling": "unpooled"}
+        if output is not None and output is not OutputType.EMBEDDING:
+            description = {**self.describe(), "pooling": None, "output": str(output)}
         blob = json.dumps(description, sort_keys=True, default=str).encode()
         return hashlib.blake2b(blob, digest_size=16).hexdigest()

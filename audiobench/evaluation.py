@@ -33,6 +33,7 @@ from audiobench.errors import DataError, OptionError, UnsuitableModelError, User
 from audiobench.leaderboard.context import main_score_line
 from audiobench.metrics import kernels
 from audiobench.options import option_problems
+from audiobench.outputs import OutputType, require_output
 from audiobench.progress import RichProgress
 from audiobench.results import (
     PINNED_REVISION,
@@ -191,6 +192,8 @@ class _FlopCounter:
         key = round(seconds, 2)
         if not self.enabled or self.failed or key <= 0:
             return None
+        if OutputType.EMBEDDING not in encoder.produces:  # no forward pass to count
+            return None
         if key not in self.counted:
             try:
                 self.counted[key] = count_flops(encoder, seconds=key)
@@ -220,6 +223,9 @@ def _efficiency(
         else None,
         bytes_per_second=per_s,
         compression_ratio=statistics.fmean(ratios) if ratios else None,
+        mean_encoding_size_bytes=statistics.fmean(stats.encoding_sizes)
+        if stats.encoding_sizes
+        else None,
         pcm_compression_ratio=pcm_compression_ratio(per_s, canonical_rate) if per_s else None,
         flops_per_example=flops_per_example,
         flops_per_second=flops,
@@ -445,6 +451,7 @@ def _run_one(
     existing = _reusable(path, identity, config, console)
     if existing is not None:
         return existing
+    require_output(encoder, task.needs_output, f"task {task.name} scores them")
     try:
         task.check_encoder(encoder)  # its contract: a clear error for an unsuitable model
     except UserError:

@@ -238,6 +238,12 @@ class Efficiency(BaseModel):
     pcm_compression_ratio: float | None = Field(
         default=None, ge=0, description="16-bit PCM bytes at the task's rate / embedding bytes."
     )
+    mean_encoding_size_bytes: float | None = Field(
+        default=None,
+        ge=0,
+        description="MSEB's: mean bytes of the output handed to the task per clip (an "
+        "embedding's bytes; a transcript 8, as MSEB counts a string).",
+    )
     flops_per_example: float | None = Field(
         default=None,
         ge=0,

@@ -16,6 +16,8 @@ Two clips of one subset with the same waveform are always an error
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 import warnings
 from collections.abc import Iterator, Sequence
@@ -44,6 +46,16 @@ from audiobench.cache import EmbeddingCache
 from audiobench.efficiency import waveform_compression_ratio
 from audiobench.encoder import Encoder
 from audiobench.errors import UserError
+from audiobench.outputs import (
+    WORD_TIMES_KEY,
+    OutputType,
+    SpeechInput,
+    TextOutput,
+    check_output,
+    from_array,
+    mseb_encoding_size_bytes,
+    to_array,
+)
 from audiobench.pooling import check_collate_size
 from audiobench.results import SkippedClip
 from audiobench.task import Embedder
@@ -117,6 +129,9 @@ class RunStats:
     #: Per pooled clip: embedding bytes / float32 waveform bytes at the task's rate (MSEB).
     compression_ratios: list[float] = field(default_factory=list)
     embedding_sizes: list[int] = field(default_factory=list)
+    #: Per clip handed to the task: MSEB's encoding size in bytes (an embedding's bytes; a
+    #: text output as :func:`~audiobench.outputs.mseb_encoding_size_bytes` counts it).
+    encoding_sizes: list[int] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     skipped: list[SkippedClip] = field(default_factory=list)
 
@@ -182,7 +197,10 @@ class CachedEmbedder(Embedder):
         self._fingerprints = {
             pooled: encoder.fingerprint(pooled=pooled) for pooled in (True, False)
         }
+        self._output_fingerprints: dict[OutputType, str] = {}
         self._pooled = True
+        #: The text output being produced (None: embeddings, pooled or not).
+        self._output: OutputType | None = None
         if cache is not None:
             cache.register_encoder(self._fingerprints[True], encoder.describe())
             cache.register_encoder(
@@ -196,7 +214,20 @@ class CachedEmbedder(Embedder):
 
     @property
     def _fingerprint(self) -> str:
+        if self._output is not None:
+            return self._output_fingerprint(self._output)
         return self._fingerprints[self._pooled]
+
+    def _output_fingerprint(self, output: OutputType) -> str:
+        known = self._output_fingerprints.get(output)
+        if known is not None:
+            return known
+        fingerprint = self.encoder.fingerprint(output=output)
+        if self.cache is not None:
+            description = {**self.encoder.describe(), "pooling": None, "output": str(output)}
+            self.cache.register_encoder(fingerprint, description)
+        self._output_fingerprints[output] = fingerprint
+        return fingerprint
 
     def track(self, description: str, total: int, unit: str) -> ProgressBar:
         if self.progress is None:
@@ -207,6 +238,7 @@ class CachedEmbedder(Embedder):
         self, clips: Sequence[Clip], description: str, *, pooled: bool = True
     ) -> tuple[list[Clip], list[np.ndarray]]:
         self._pooled = pooled
+        self._output = None
         self.encoder.load()  # once (later calls do nothing); encoders never load themselves
         t0 = time.perf_counter()
         kept: list[Clip] = []
@@ -224,6 +256,7 @@ class CachedEmbedder(Embedder):
                             continue
                         self.stats.embedding_bytes += array.nbytes
                         self.stats.embedding_sizes.append(int(array.size))
+                        self.stats.encoding_sizes.append(int(array.nbytes))
                         seconds = self.durations[item.clip.id]
                         self.stats.embedded_seconds += seconds
                         self.stats.compression_ratios.append(
@@ -236,6 +269,47 @@ class CachedEmbedder(Embedder):
             # Families pad and stack these; refuse here, where the clips can be named.
             check_collate_size([np.asarray(a) for a in arrays], [c.id for c in kept])
         return kept, arrays
+
+    def outputs(
+        self, clips: Sequence[Clip], description: str, output: OutputType
+    ) -> tuple[list[Clip], list[TextOutput]]:
+        """The clips that could be processed and the encoder's ``output`` for each.
+
+        Cached under the encoder's fingerprint for ``output`` and each clip's waveform hash
+        (and transcript, for an encoder that reads it), committed batch by batch like
+        embeddings, so a killed run resumes; clips are length-sorted into batches.
+        """
+        if output is OutputType.EMBEDDING:
+            raise ValueError("embeddings come from embed(), not outputs()")
+        self._pooled, self._output = True, output
+        self.encoder.load()
+        self.encoder.check_output(output)  # a checkpoint that cannot: before any clip
+        t0 = time.perf_counter()
+        kept: list[Clip] = []
+        produced: list[TextOutput] = []
+        bar = self.track(description, len(clips), "clips")
+        try:
+            for chunk in self._decoded_chunks(clips):
+                done = self._embed_chunk(chunk, bar)
+                for item in chunk:
+                    if item.clip.id not in done:
+                        continue
+                    value = from_array(done[item.clip.id], output)
+                    size = mseb_encoding_size_bytes(value)
+                    kept.append(item.clip)
+                    produced.append(value)
+                    seconds = self.durations[item.clip.id]
+                    self.stats.embedding_bytes += size
+                    self.stats.encoding_sizes.append(size)
+                    self.stats.embedded_seconds += seconds
+                    self.stats.compression_ratios.append(
+                        waveform_compression_ratio(size, seconds * self.canonical_rate)
+                    )
+        finally:
+            bar.close()
+            self._output = None
+            self.stats.wall_s += time.perf_counter() - t0
+        return kept, produced
 
     def with_encoder(
         self, encoder: Encoder, *, allow_duplicates: bool | None = None
@@ -302,7 +376,12 @@ class CachedEmbedder(Embedder):
             )
         except AudioDecodeError as exc:
             return _Decoded(clip, None, None, exc)
-        return _Decoded(clip, wave, waveform_hash(wave, rate))
+        key = waveform_hash(wave, rate)
+        if self._output is not None and self.encoder.reads_transcript:
+            # The output is the transcript: the same audio under another text is another entry.
+            truth = json.dumps([clip.text, clip.metadata.get(WORD_TIMES_KEY)]).encode()
+            key = hashlib.blake2b(key.encode() + b"\0" + truth, digest_size=16).hexdigest()
+        return _Decoded(clip, wave, key)
 
     def _decoded_chunks(self, clips: Sequence[Clip]) -> Iterator[list[_Decoded]]:
         """Yield decoded chunks, decoding chunk i+1 while chunk i is being encoded."""
@@ -387,7 +466,7 @@ class CachedEmbedder(Embedder):
         The runner never stores such arrays, so one in the cache is damage;
         the fresh encoding overwrites it (or fails and is skipped as usual).
         """
-        bad = [key for key, arr in found.items() if unusable(arr) is not None]
+        bad = [key for key, arr in found.items() if self._unreadable(arr) is not None]
         for key in bad:
             del found[key]
         if bad:
@@ -399,12 +478,48 @@ class CachedEmbedder(Embedder):
                 f"{' and more' if len(ids) > 5 else ''})"
             )
 
+    def _unreadable(self, array: np.ndarray) -> str | None:
+        """Why a cached or fresh array cannot be served (:func:`unusable`, or for a text output
+        an entry that does not parse back as one), or None."""
+        reason = unusable(array)
+        if reason is not None or self._output is None:
+            return reason
+        try:
+            from_array(array, self._output)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    def _produce(self, batch: list[_Decoded], output: OutputType) -> list[np.ndarray]:
+        reads = self.encoder.reads_transcript
+        inputs = [
+            SpeechInput(item.clip.id, item.wave)
+            if not reads
+            else SpeechInput(
+                item.clip.id,
+                item.wave,
+                item.clip.text,
+                item.clip.metadata.get(WORD_TIMES_KEY),
+            )
+            for item in batch
+            if item.wave is not None
+        ]
+        values = self.encoder.produce(output, inputs)
+        if len(values) != len(inputs):
+            raise RuntimeError(
+                f"encoder {self.encoder.meta.name!r} returned {len(values)} {output} outputs "
+                f"for {len(inputs)} clips"
+            )
+        return [to_array(check_output(value, output)) for value in values]
+
     def _encode_batch(self, batch: list[_Decoded]) -> dict[str, np.ndarray]:
         waves = [item.wave for item in batch if item.wave is not None]
         t0 = time.perf_counter()
         try:
             with inference_mode(), encoder_threads(self.threads):
-                if self._pooled:
+                if self._output is not None:
+                    outputs = self._produce(batch, self._output)
+                elif self._pooled:
                     outputs = self.encoder.embed(waves)
                 else:
                     outputs = self.encoder.encode_audio(waves)

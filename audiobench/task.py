@@ -25,6 +25,7 @@ from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.errors import DataError, OptionError
 from audiobench.options import StrictOptions
+from audiobench.outputs import OutputType, TextOutput
 from audiobench.reports import Report, Summary, parse_score_path, problems_of, score_at
 from audiobench.sources import Columns, DatasetSource, Synthetic
 
@@ -61,6 +62,8 @@ class TaskFamily(StrEnum):
     PAIR_CLASSIFICATION = "pair_classification"
     REASONING = "reasoning"
     STABILITY = "stability"
+    TRANSCRIPTION = "transcription"
+    SEGMENTATION = "segmentation"
 
 
 class TaskMetadata(BaseModel):
@@ -201,6 +204,13 @@ class Embedder(ABC):
         """Text embeddings ``[n, D]`` in the audio space (audio-text encoders only)."""
         raise NotImplementedError(f"model {self.encoder.meta.name!r} has no text encoder")
 
+    def outputs(
+        self, clips: Sequence[Clip], description: str, output: OutputType
+    ) -> tuple[list[Clip], list[TextOutput]]:
+        """The clips that could be processed and the encoder's text ``output`` for each
+        (a transcript, timed words...), cached and aligned as :meth:`embed`'s embeddings."""
+        raise NotImplementedError(f"{type(self).__name__} produces no {output} outputs")
+
     @abstractmethod
     def track(self, description: str, total: int, unit: str) -> Any:
         """A progress bar (``advance(n)``, ``close()``) for a family's own long work."""
@@ -250,6 +260,9 @@ class Task(ABC):
     score_root: ClassVar[tuple[str, ...]] = ()
     #: Every clip must carry a label (families that score against labels).
     needs_labels: ClassVar[bool] = True
+    #: The encoder output the family scores; a model that does not produce it is refused
+    #: before any work (:func:`audiobench.outputs.require_output`).
+    needs_output: ClassVar[OutputType] = OutputType.EMBEDDING
 
     def __init__(
         self,

@@ -3,7 +3,9 @@
 The checkpoint's config names its architecture (``model_type``); known ones
 get their dedicated class (Whisper's 30 s window, CLAP's 48 kHz and text
 tower, EnCodec's codes, AST's spectrogram input), every other audio model is
-a frame-sequence encoder with mean pooling. The result is an instance of that
+a frame-sequence encoder with mean pooling (one whose config lists a ``…ForCTC``
+architecture also transcribes, :mod:`audiobench.models.ctc`; Whisper checkpoints
+transcribe too). The result is an instance of that
 class carrying the checkpoint's own metadata (no class is made at run time).
 """
 
@@ -15,6 +17,7 @@ from audiobench.encoder import ModelMeta, OutputKind
 from audiobench.errors import OptionError
 from audiobench.models.ast import ASTEncoder
 from audiobench.models.clap import ClapEncoder
+from audiobench.models.ctc import CTCEncoder, is_ctc
 from audiobench.models.encodec import EncodecEncoder
 from audiobench.models.hf import FrameEncoder, HFEncoder, config_dim
 from audiobench.models.loading import ModelLoadError, from_pretrained, local_directory
@@ -56,7 +59,9 @@ def hf_encoder(argument: str, **kwargs: Any) -> HFEncoder:
     )
     model_type = getattr(config, "model_type", "")
     cls = ARCHITECTURES.get(model_type, FrameEncoder)
-    if cls is FrameEncoder:
+    if cls is FrameEncoder and is_ctc(config):
+        cls = CTCEncoder  # a speech recogniser: frames, and transcripts
+    if cls in (FrameEncoder, CTCEncoder):
         try:
             fe = from_pretrained(
                 transformers.AutoFeatureExtractor,
@@ -77,7 +82,8 @@ def hf_encoder(argument: str, **kwargs: Any) -> HFEncoder:
             embedding_dim=config_dim(config),
             default_pooling="mean_time",
             description=f"{model_type or 'transformers'} model loaded with AutoModel; "
-            "frame sequence, mean over time by default.",
+            "frame sequence, mean over time by default"
+            + ("; transcribes with its CTC head." if cls is CTCEncoder else "."),
         )
     else:
         meta = cls.meta_for(name, argument, revision or "main", config)

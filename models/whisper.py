@@ -13,6 +13,15 @@ Clips longer than the window follow ``long_clips``:
 - ``"chunk"``: the clip is cut into consecutive 30 s windows, each encoded,
   and the frame sequences concatenated in time (padding only in the last
   window), so pooling covers the whole clip.
+
+**Transcription.** Every Whisper model (registered sizes and ``hf:`` Whisper checkpoints) is
+also a transcriber: it produces transcripts and transcripts with word timings
+(:mod:`audiobench.outputs`) through transformers' ``generate``
+(:mod:`audiobench.models.whisper_asr`), on the first 30 s of each clip, in the runner's
+length-sorted batches. Options ``language``
+(e.g. ``en``; None: detected), ``task`` (``transcribe`` or ``translate``), ``max_new_tokens``
+and ``num_beams`` (None: greedy) apply to transcription only; left at None they leave the
+embedding fingerprint as it was.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from pydantic import Field
 
 from audiobench.encoder import ModelMeta, OutputKind
 from audiobench.models.hf import HFEncoder, ceil_div, to_numpy
+from audiobench.outputs import OutputType, SpeechInput, TextOutput
 
 __all__ = [
     "WhisperBase",
@@ -77,12 +87,33 @@ class WhisperEncoder(HFEncoder):
             description="Clips longer than the 30 s window: 'truncate' encodes the first 30 s "
             "(counted in the run's warnings), 'chunk' every consecutive window, concatenated.",
         )
+        language: str | None = Field(
+            default=None,
+            description="Transcription: the speech's language for Whisper ('en', 'english', "
+            "'ja'...); None: detected per clip.",
+        )
+        task: Literal["transcribe", "translate"] | None = Field(
+            default=None,
+            description="Transcription: 'transcribe' (None: the checkpoint's default) or "
+            "'translate' (into English).",
+        )
+        max_new_tokens: int | None = Field(
+            default=None,
+            ge=1,
+            description="Transcription: at most this many generated tokens per clip; None: "
+            "as many as the decoder holds.",
+        )
+        num_beams: int | None = Field(
+            default=None, ge=1, description="Transcription: beam width; None: greedy decoding."
+        )
 
     options: Options
+    produces = frozenset({OutputType.EMBEDDING, OutputType.TRANSCRIPT, OutputType.WORD_TIMINGS})
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.long_clips: LongClips = self.options.long_clips
+        self._asr: Any = None
 
     def _load(self) -> None:
         import transformers
@@ -144,6 +175,32 @@ class WhisperEncoder(HFEncoder):
         for owner, z in zip(owners, hidden, strict=True):
             per_clip[owner].append(z)
         return [np.concatenate(parts, axis=0) for parts in per_clip]
+
+    # -- transcription ------------------------------------------------------------------
+
+    def _transcriber(self) -> Any:
+        """The generation model, loaded on first use; its encoder then serves embeddings too
+        (the same weights), so a run that both embeds and transcribes holds one copy."""
+        from audiobench.models.whisper_asr import WhisperGeneration
+
+        self.require_loaded()
+        if self._asr is None:
+            self._asr = WhisperGeneration(self, self.options)
+            self.model = self._asr.model.get_encoder()
+        return self._asr
+
+    def check_output(self, output: OutputType) -> None:
+        super().check_output(output)
+        if output is not OutputType.EMBEDDING:
+            self._transcriber().check(output)
+
+    def produce(self, output: OutputType, inputs: Sequence[SpeechInput]) -> list[TextOutput]:
+        return self._transcriber().produce(output, inputs)
+
+    def parameter_count(self) -> int | None:
+        if self._asr is not None:
+            return int(sum(p.numel() for p in self._asr.model.parameters()))
+        return super().parameter_count()
 
 
 class WhisperLargeV3Turbo(WhisperEncoder):

@@ -58,6 +58,18 @@ def whisper(path: Path) -> Path:
     return path
 
 
+def whisper_aligned(path: Path) -> Path:
+    """The tiny Whisper with ``alignment_heads`` in its generation config: it can time words."""
+    from transformers import GenerationConfig
+
+    whisper(path)
+    config = GenerationConfig.from_pretrained(path)
+    config.alignment_heads = [[0, 0], [0, 1]]
+    config._from_model_config = False  # else transformers rebuilds it from the model config
+    config.save_pretrained(path)
+    return path
+
+
 def _whisper_tokenizer(path: Path, size: int) -> None:
     """A byte-level BPE vocabulary of exactly ``size`` tokens, so every id decodes."""
     from transformers import WhisperTokenizer
@@ -105,6 +117,19 @@ def _speech(path: Path, config_cls: str, model_cls: str, *, layer_norm: bool) ->
         do_normalize=True,
         return_attention_mask=layer_norm,
     ).save_pretrained(path)
+    return path
+
+
+def wav2vec2_ctc(path: Path) -> Path:
+    """A tiny wav2vec 2.0 with a CTC head and a character tokenizer of its 16 tokens."""
+    from transformers import Wav2Vec2CTCTokenizer
+
+    _speech(path, "Wav2Vec2Config", "Wav2Vec2ForCTC", layer_norm=True)
+    vocab = {"<pad>": 0, "<s>": 1, "</s>": 2, "<unk>": 3, "|": 4}
+    for letter in "abcdefghijk":
+        vocab[letter] = len(vocab)
+    (path / "vocab.json").write_text(json.dumps(vocab))
+    Wav2Vec2CTCTokenizer(str(path / "vocab.json")).save_pretrained(path)
     return path
 
 
@@ -230,6 +255,8 @@ def ast(path: Path, **overrides: Any) -> Path:
 
 BUILDERS = {
     "whisper": whisper,
+    "whisper-aligned": whisper_aligned,
+    "wav2vec2-ctc": wav2vec2_ctc,
     "wavlm": wavlm,
     "wav2vec2": wav2vec2,
     "hubert": hubert,

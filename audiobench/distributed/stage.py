@@ -123,6 +123,12 @@ def warm_cache(
     """
     if config.ray is None:
         return None
+    if not needed_passes(task, encoder):  # text outputs (transcripts...): produced locally
+        console.print(
+            f"  {task.name} scores text outputs, which --ray does not compute; producing "
+            "them locally"
+        )
+        return None
     if cache is None:
         console.print(
             "  [yellow]warning:[/] --ray fills the embedding cache, which --no-cache turns off; "

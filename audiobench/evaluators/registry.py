@@ -27,7 +27,9 @@ BUILTIN_MODULES = (
     "audiobench.evaluators.reasoning",
     "audiobench.evaluators.reranking",
     "audiobench.evaluators.retrieval",
+    "audiobench.evaluators.segmentation",
     "audiobench.evaluators.stability",
+    "audiobench.evaluators.transcription",
     "audiobench.evaluators.zero_shot_classification",
 )
 ENTRY_POINT_GROUP = "audiobench.evaluators"

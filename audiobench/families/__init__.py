@@ -8,7 +8,9 @@ from audiobench.families.reasoning import ReasoningTask
 from audiobench.families.reconstruction import ReconstructionTask
 from audiobench.families.reranking import RerankingTask
 from audiobench.families.retrieval import RetrievalTask
+from audiobench.families.segmentation import SegmentationTask
 from audiobench.families.stability import StabilityTask
+from audiobench.families.transcription import TranscriptionTask
 from audiobench.families.zero_shot_classification import ZeroShotClassificationTask
 from audiobench.families.zero_shot_similarity import ZeroShotSimilarityTask
 from audiobench.task import Task, TaskFamily
@@ -24,7 +26,9 @@ FAMILIES: dict[TaskFamily, type[Task]] = {
         ReconstructionTask,
         RerankingTask,
         RetrievalTask,
+        SegmentationTask,
         StabilityTask,
+        TranscriptionTask,
         ZeroShotClassificationTask,
         ZeroShotSimilarityTask,
     )
@@ -49,7 +53,9 @@ __all__ = [
     "ReconstructionTask",
     "RerankingTask",
     "RetrievalTask",
+    "SegmentationTask",
     "StabilityTask",
+    "TranscriptionTask",
     "ZeroShotClassificationTask",
     "ZeroShotSimilarityTask",
     "family_task",

@@ -63,7 +63,8 @@ def test_list_models_shows_each_models_options() -> None:
     options = {m["name"]: m["options"] for m in json.loads(result.stdout)}
     common = {"layer": None, "weights": None, "trust_remote_code": False}
     assert options["encodec-24khz"] == {**common, "output": "latents", "bandwidth": None}
-    assert options["whisper-large-v3"] == {**common, "long_clips": "truncate"}
+    asr = {"language": None, "task": None, "max_new_tokens": None, "num_beams": None}
+    assert options["whisper-large-v3"] == {**common, "long_clips": "truncate", **asr}
     assert options["clap"] == {**common, "crop": "center", "seed": 0}
     assert options["wavlm-large"] == common
     assert options["mfcc"] == {"n_mfcc": 20}
