@@ -143,7 +143,9 @@ def test_each_classification_protocol_records_its_evaluator(protocol: str) -> No
 def test_the_multilabel_report_follows_the_labels_under_audiobench_only() -> None:
     Multi = task_class("TestMultiModels", main_score="linear:map", multilabel=True)
     assert Multi.Report is MultilabelReport and Multi().Report is MultilabelReport
-    assert Multi(protocol="mteb").Report is MtebReport
+    # Under mteb the main score must be one of the reference's keys (else the run is refused).
+    MultiMteb = task_class("TestMultiMteb", main_score="lrap", multilabel=True, protocol="mteb")
+    assert MultiMteb(protocol="mteb").Report is MtebReport
 
 
 def test_the_protocol_decides_the_embedding_passes() -> None:
@@ -152,7 +154,8 @@ def test_the_protocol_decides_the_embedding_passes() -> None:
     vector = SimpleNamespace(meta=SimpleNamespace(name="v", output_kind=OutputKind.VECTOR))
     assert Task().embedding_passes(sequence) == (True, False)  # token probes read frames
     assert Task().embedding_passes(vector) == (True,)  # token probes skipped
-    assert Task(protocol="mteb").embedding_passes(sequence) == (True,)  # pooled only
+    Mteb = task_class("TestMtebPasses", main_score="accuracy", probes=ALL_PROBES, protocol="mteb")
+    assert Mteb(protocol="mteb").embedding_passes(sequence) == (True,)  # pooled only
     tokens_only = task_class("TestTokenPasses", main_score="attentive:accuracy", probes=())
     assert tokens_only().embedding_passes(sequence) == (False,)
 
