@@ -27,15 +27,13 @@ arrays only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
 
 from audiobench.audio import ArrayAudioRef, Clip, load_waveform
 from audiobench.encoder import Encoder, OutputKind
-from audiobench.errors import OptionError
 from audiobench.evaluators.evaluator import EvaluatedTask
 from audiobench.families.mseb_options import MsebProtocolOptions
 from audiobench.families.spec_augment import SpecAugmentConfig, spec_augment, variant_seed
@@ -95,21 +93,6 @@ class StabilityTask(EvaluatedTask):
             return self
 
     options = Options()
-
-    @classmethod
-    def resolve_options(cls, values: Mapping[str, Any]) -> Any:
-        """As every task's, refusing a representation whose scores hold no main score (a
-        discrete task run as continuous would have no ``Corpus_Mean_UED``)."""
-        options = super().resolve_options(values)
-        meta = getattr(cls, "metadata", None)
-        if meta is not None:
-            discrete_main = meta.main_score.endswith("_UED")
-            if discrete_main != (options.representation == "discrete"):
-                raise OptionError(
-                    f"task {meta.name}: invalid option representation: "
-                    f"{options.representation!r} outputs have no main score {meta.main_score!r}"
-                )
-        return options
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
