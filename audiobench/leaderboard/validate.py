@@ -30,7 +30,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
@@ -294,6 +294,29 @@ def _name_problems(path: Path, result: TaskResult) -> list[Problem]:
     return problems
 
 
+def _scored_as_run(cls: type[Task], result: TaskResult) -> type[Task] | str:
+    """``cls`` as the file's run configured it, or why it cannot be.
+
+    The protocol a run chose (``-O protocol=mteb``) selects the evaluator whose report models
+    the file holds; checking it against the task's default protocol would refuse a sound file.
+    """
+    from audiobench.evaluators.evaluator import EvaluatedTask
+    from audiobench.evaluators.registry import evaluator_for
+
+    run = result.run
+    protocol = run.task_options.get("protocol") if run is not None else None
+    if not issubclass(cls, EvaluatedTask) or protocol == getattr(cls.options, "protocol", None):
+        return cls
+    if not isinstance(protocol, str):
+        return f"{protocol!r} is not a protocol name"
+    try:
+        evaluator_for(cls.family, protocol)
+    except ValueError as exc:
+        return str(exc)
+    options = cls.options.model_copy(update={"protocol": protocol})
+    return cast("type[Task]", type(cls.__name__, (cls,), {"options": options}))
+
+
 def _task_problems(path: Path, result: TaskResult, allow_unpinned: bool) -> list[Problem]:
     """Checks against the registered task: it exists, and the file agrees with it.
 
@@ -323,6 +346,10 @@ def _task_problems(path: Path, result: TaskResult, allow_unpinned: bool) -> list
             ]
     except (LookupError, ImportError) as exc:
         return [Problem(path, "task.name", f"task {name!r} cannot be loaded: {exc}")]
+    run_cls = _scored_as_run(cls, result)
+    if isinstance(run_cls, str):
+        return [Problem(path, "run.task_options.protocol", run_cls)]
+    cls = run_cls
     meta = cls.metadata
     problems = []
     if result.task.family != str(meta.family):

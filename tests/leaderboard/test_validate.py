@@ -345,3 +345,32 @@ def test_the_task_base_class_finds_nothing_by_default() -> None:
     from audiobench.task import Task
 
     assert Task.score_problems({"anything": {"goes": 1}}) == []
+
+
+@pytest.mark.parametrize("protocol", ["audiobench", "mteb"])
+def test_a_result_is_checked_with_the_reports_of_the_protocol_it_ran_under(
+    tmp_path: Path, protocol: str
+) -> None:
+    """MockClustering reports v_measure under both protocols; a run under the non-default
+    one holds MTEB's report, which the validator reads as such (not as a forged default)."""
+    import audiobench
+
+    [run] = audiobench.evaluate(
+        "MockClustering",
+        "log-mel",
+        output_dir=tmp_path / "r",
+        cache_dir=tmp_path / "c",
+        task_options={"protocol": protocol},
+        progress=False,
+        count_flops=False,
+    )
+    assert run.main_score is not None
+    (path,) = (tmp_path / "r").rglob("MockClustering.json")
+    checked, problems = validate_file(path, allow_unpinned=True)
+    assert problems == [] and checked is not None
+    assert checked.details["evaluator"]["name"] == protocol
+    data = json.loads(path.read_text())
+    data["run"]["task_options"]["protocol"] = "nonesuch"
+    path.write_text(json.dumps(data))
+    _, problems = validate_file(path, allow_unpinned=True)
+    assert "run.task_options.protocol" in {p.field for p in problems}
