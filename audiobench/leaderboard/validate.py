@@ -305,7 +305,9 @@ def _scored_as_run(cls: type[Task], result: TaskResult) -> type[Task] | str:
 
     run = result.run
     protocol = run.task_options.get("protocol") if run is not None else None
-    if not issubclass(cls, EvaluatedTask) or protocol == getattr(cls.options, "protocol", None):
+    default = getattr(cls.options, "protocol", None)
+    # A file from before the option existed scored under the default.
+    if not issubclass(cls, EvaluatedTask) or protocol is None or protocol == default:
         return cls
     if not isinstance(protocol, str):
         return f"{protocol!r} is not a protocol name"
