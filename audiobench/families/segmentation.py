@@ -20,8 +20,9 @@ from pydantic import Field
 
 from audiobench.encoder import Encoder
 from audiobench.evaluators.evaluator import EvaluatedTask
+from audiobench.families.mseb_options import MsebProtocolOptions
 from audiobench.outputs import OutputType
-from audiobench.task import TaskFamily, TaskOptions
+from audiobench.task import TaskFamily
 
 __all__ = ["SegmentationTask"]
 
@@ -33,13 +34,7 @@ class SegmentationTask(EvaluatedTask):
     needs_labels: ClassVar[bool] = False
     needs_output: ClassVar[OutputType] = OutputType.WORD_TIMINGS
 
-    class Options(TaskOptions):
-        protocol: str = Field(
-            "mseb",
-            pattern=r"^[a-z][a-z0-9_]*$",
-            description="The evaluator that scores the task: 'mseb' (MSEB's segmentation "
-            "metrics over the IDF cascade's terms), or a plugin's protocol.",
-        )
+    class Options(MsebProtocolOptions):
         terms_key: str = Field(
             "salient_terms",
             min_length=1,

@@ -24,8 +24,9 @@ from pydantic import Field
 
 from audiobench.encoder import Encoder
 from audiobench.evaluators.evaluator import EvaluatedTask
+from audiobench.families.mseb_options import MsebProtocolOptions
 from audiobench.outputs import OutputType
-from audiobench.task import TaskFamily, TaskOptions
+from audiobench.task import TaskFamily
 
 __all__ = ["DEFAULT_SPELLING_TABLE", "TranscriptionTask"]
 
@@ -41,13 +42,7 @@ class TranscriptionTask(EvaluatedTask):
     needs_labels: ClassVar[bool] = False
     needs_output: ClassVar[OutputType] = OutputType.TRANSCRIPT
 
-    class Options(TaskOptions):
-        protocol: str = Field(
-            "mseb",
-            pattern=r"^[a-z][a-z0-9_]*$",
-            description="The evaluator that scores the task: 'mseb' (MSEB's transcription "
-            "metrics), or a plugin's protocol.",
-        )
+    class Options(MsebProtocolOptions):
         normalizer: str = Field(
             "whisper",
             pattern=r"^(whisper|none)$",

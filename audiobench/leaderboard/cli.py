@@ -27,8 +27,11 @@ leaderboard_app = typer.Typer(
 )
 
 
-def _say(message: str) -> None:
-    typer.echo(message, err=True)
+def say(message: str) -> None:
+    """One line (or several) on stderr, with any control character in a path shown escaped."""
+    from audiobench.terminal import printable
+
+    typer.echo(printable(message, keep="\n"), err=True)
 
 
 @results_app.command("validate")
@@ -62,9 +65,9 @@ def validate(
     n_bad = len(validation.rejected)
     n_files = len(validation.accepted) + n_bad
     if validation.problems:
-        _say(f"{n_bad} of {n_files} result file(s) invalid ({len(validation.problems)} problem(s))")
+        say(f"{n_bad} of {n_files} result file(s) invalid ({len(validation.problems)} problem(s))")
         raise typer.Exit(1)
-    _say(f"{n_files} result file(s) valid" if n_files else "no result files found")
+    say(f"{n_files} result file(s) valid" if n_files else "no result files found")
 
 
 @results_app.command("table")
@@ -97,14 +100,14 @@ def table(
 
     files, problems = find_result_files(paths)
     for problem in problems:
-        _say(problem.line())
+        say(problem.line())
     cells: dict[str, dict[str, tuple[float | None, ScoreContext]]] = {}
     columns: dict[str, str] = {}
     for path in files:
         try:
             result = load_result(path)
         except ValueError as exc:
-            _say(f"left out: {exc}".splitlines()[0])
+            say(f"left out: {exc}".splitlines()[0])
             continue
         model = result.model.name + (f"@{result.model.revision}" if result.model.revision else "")
         columns.setdefault(result.task.name, result.main_score_name)
@@ -153,7 +156,7 @@ def table(
         shown.add_row(task, columns[task], *(_cell(cells[m].get(task)) for m in models))
     stdout_console(soft_wrap=True).print(shown)
     if not cells:
-        _say("no result files found")
+        say("no result files found")
 
 
 def _references(context: ScoreContext) -> tuple[float | None, ...]:
@@ -214,7 +217,7 @@ def schema(
         if family is None or str(name) == family
     }
     if family is not None and not families:
-        _say(f"error: unknown family {family!r}; known: {', '.join(map(str, FAMILIES))}")
+        say(f"error: unknown family {family!r}; known: {', '.join(map(str, FAMILIES))}")
         raise typer.Exit(2)
     document = {"families": families}
     if family is None:
@@ -248,7 +251,7 @@ def export(
     from audiobench.leaderboard.export import export_results
 
     if not results_dir.is_dir():
-        _say(f"error: {results_dir}: not a directory")
+        say(f"error: {results_dir}: not a directory")
         raise typer.Exit(2)
     outcome = export_results(
         results_dir,
@@ -260,7 +263,7 @@ def export(
     for problem in outcome.problems:
         typer.echo(problem.line())
     if outcome.problems and not skip_invalid:
-        _say("nothing exported: fix the files above, or pass --skip-invalid to leave them out")
+        say("nothing exported: fix the files above, or pass --skip-invalid to leave them out")
         raise typer.Exit(1)
     for source, target in outcome.copied:
         typer.echo(f"copied {source} -> {target}")
@@ -268,12 +271,12 @@ def export(
         typer.echo(f"unchanged {target}")
     for source, target, why in outcome.refused:
         typer.echo(f"refused {source} -> {target}: {why}")
-    _say(
+    say(
         f"{len(outcome.copied)} copied, {len(outcome.unchanged)} unchanged, "
         f"{len(outcome.refused)} refused, {len(outcome.problems)} problem(s)"
     )
     if outcome.copied:
-        _say(f"next: git add {to} and open a pull request (see leaderboard/README.md)")
+        say(f"next: git add {to} and open a pull request (see leaderboard/README.md)")
     if not outcome.ok:
         raise typer.Exit(1)
 
@@ -316,7 +319,7 @@ def build(
     from audiobench.leaderboard.build import ORIGINS, build_leaderboard
 
     if origin not in ORIGINS:
-        _say(f"error: --origin must be one of {', '.join(ORIGINS)}, not {origin!r}")
+        say(f"error: --origin must be one of {', '.join(ORIGINS)}, not {origin!r}")
         raise typer.Exit(2)
     try:
         made = build_leaderboard(
@@ -327,20 +330,20 @@ def build(
             origin=origin,  # type: ignore[arg-type]  # checked against ORIGINS above
         )
     except ValueError as exc:
-        _say(f"error: {exc}")
+        say(f"error: {exc}")
         raise typer.Exit(2) from None
     board = made.board
-    _say(
+    say(
         f"accepted {board.n_results} result file(s): {len(board.models)} model(s), "
         f"{len(board.tables)} table(s)"
     )
     if board.rejected:
-        _say(f"rejected ({len(board.rejected)} problem(s)):")
+        say(f"rejected ({len(board.rejected)} problem(s)):")
         for line in board.rejected:
-            _say(f"  {line}")
+            say(f"  {line}")
     else:
-        _say("rejected: none")
+        say("rejected: none")
     for path in made.files:
-        _say(f"wrote {path}")
+        say(f"wrote {path}")
     if strict and board.rejected:
         raise typer.Exit(1)

@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from audiobench.leaderboard.cli import say
+
 if TYPE_CHECKING:
     from audiobench.reported.compare import Comparison, KeyDifference
 
 __all__ = ["compare_command", "import_mteb_command"]
-
-
-def _say(message: str) -> None:
-    typer.echo(message, err=True)
 
 
 def import_mteb_command(
@@ -69,7 +67,7 @@ def import_mteb_command(
     from audiobench.reported.mteb_import import import_mteb
 
     if not directory.is_dir():
-        _say(f"error: {directory}: not a directory (a clone of MTEB's results repository)")
+        say(f"error: {directory}: not a directory (a clone of MTEB's results repository)")
         raise typer.Exit(2)
     summary = import_mteb(
         directory,
@@ -88,9 +86,9 @@ def import_mteb_command(
             f"{len(unknown)} file(s) of {len(names)} task(s) audiobench does not declare "
             f"({shown}); --verbose lists them"
         )
-    _say(summary.line())
+    say(summary.line())
     if summary.written:
-        _say(f"wrote {len(summary.written)} result file(s) under {output}")
+        say(f"wrote {len(summary.written)} result file(s) under {output}")
     if not summary.written:
         raise typer.Exit(1)
 
@@ -205,13 +203,13 @@ def compare_command(
     ours, our_problems = load_for_comparison([mine])
     theirs, their_problems = load_for_comparison([reported])
     for line in [*our_problems, *their_problems]:
-        _say(f"invalid: {line}")
+        say(f"invalid: {line}")
     comparison = compare_results(ours, theirs, tolerance=tolerance)
     if as_json:
         typer.echo(json.dumps(_as_json(comparison), indent=1))
     else:
         _print(comparison, show_all)
-    _say(
+    say(
         f"{len(comparison.pairs)} pair(s): {comparison.count('agree')} agree, "
         f"{comparison.count('disagree')} disagree, {comparison.count('not comparable')} not "
         f"comparable; {len(comparison.only_mine)} of yours and "

@@ -99,3 +99,11 @@ def test_results_table_shows_escape_sequences_in_names_and_keeps_its_lines(
     assert "\\n" not in result.stdout
     cells = [c.strip() for line in result.stdout.splitlines() for c in line.split("│")]
     assert "baseline 0.3994" in cells and "lift +0.0602" in cells and "1 fold" in cells
+
+
+def test_a_path_holding_an_escape_sequence_is_shown_escaped(tmp_path: Path) -> None:
+    missing = tmp_path / "a\x1b[2Jb"
+    for args in (["results", "import-mteb", str(missing)], ["results", "export", str(missing)]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2
+        assert "\x1b" not in result.stderr and "\\x1b[2J" in result.stderr
