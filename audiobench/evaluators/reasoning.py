@@ -174,8 +174,9 @@ class MsebReasoningEvaluator(Evaluator):
                     f"{subset.where}: the text embeddings of span(s) {describe_clips(bad)} have "
                     "NaN or infinite values"
                 )
+        # MSEB's expression, np.dot(query, spans.T): the same float32 products in its order.
         scores = [
-            text[[rows[s] for s in spans]] @ query if spans else np.zeros(0, dtype)
+            np.dot(query, text[[rows[s] for s in spans]].T) if spans else np.zeros(0, dtype)
             for query, spans in zip(audio, spans_of, strict=True)
         ]
         o = cast(Any, task.options)
