@@ -445,6 +445,15 @@ class Encoder(ABC):
         """
         raise NotImplementedError(f"model {self.meta.name!r} does not produce {output} outputs")
 
+    def encode_speech(self, inputs: Sequence[SpeechInput]) -> list[np.ndarray]:
+        """:meth:`encode_audio` of clips given with what the dataset knows of them.
+
+        The runner calls it, instead of :meth:`encode_audio`, for an encoder that
+        ``reads_transcript`` (a cascade fed the transcript-truth oracle), whose outputs are then
+        cached under the transcript as well as the waveform.
+        """
+        return self.encode_audio([item.waveform for item in inputs])
+
     def check_output(self, output: OutputType) -> None:
         """Raise :class:`~audiobench.errors.UnsuitableModelError` if this instance, as loaded,
         cannot produce ``output`` (a checkpoint without what word timings need, say).

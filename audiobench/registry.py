@@ -316,3 +316,13 @@ def _cascade_model(argument: str, **kwargs: Any) -> Encoder:
 
 
 models.add_resolver("cascade", _cascade_model)
+
+
+def _text_model(argument: str, **kwargs: Any) -> Encoder:
+    from audiobench.models.text_embedding import text_encoder
+
+    encoder: Encoder = text_encoder(argument, **kwargs)
+    return encoder
+
+
+models.add_resolver("text", _text_model)

@@ -377,8 +377,9 @@ class CachedEmbedder(Embedder):
         except AudioDecodeError as exc:
             return _Decoded(clip, None, None, exc)
         key = waveform_hash(wave, rate)
-        if self._output is not None and self.encoder.reads_transcript:
-            # The output is the transcript: the same audio under another text is another entry.
+        if self.encoder.reads_transcript:
+            # The output depends on the transcript: the same audio under another text is
+            # another entry.
             truth = json.dumps([clip.text, clip.metadata.get(WORD_TIMES_KEY)]).encode()
             key = hashlib.blake2b(key.encode() + b"\0" + truth, digest_size=16).hexdigest()
         return _Decoded(clip, wave, key)
@@ -490,9 +491,11 @@ class CachedEmbedder(Embedder):
             return str(exc)
         return None
 
-    def _produce(self, batch: list[_Decoded], output: OutputType) -> list[np.ndarray]:
+    def _speech_inputs(self, batch: list[_Decoded]) -> list[SpeechInput]:
+        """The batch's decoded clips, with their transcript and word times for an encoder that
+        ``reads_transcript``."""
         reads = self.encoder.reads_transcript
-        inputs = [
+        return [
             SpeechInput(item.clip.id, item.wave)
             if not reads
             else SpeechInput(
@@ -504,6 +507,9 @@ class CachedEmbedder(Embedder):
             for item in batch
             if item.wave is not None
         ]
+
+    def _produce(self, batch: list[_Decoded], output: OutputType) -> list[np.ndarray]:
+        inputs = self._speech_inputs(batch)
         values = self.encoder.produce(output, inputs)
         if len(values) != len(inputs):
             raise RuntimeError(
@@ -519,6 +525,8 @@ class CachedEmbedder(Embedder):
             with inference_mode(), encoder_threads(self.threads):
                 if self._output is not None:
                     outputs = self._produce(batch, self._output)
+                elif self.encoder.reads_transcript:  # one vector per clip (oracle cascade)
+                    outputs = self.encoder.encode_speech(self._speech_inputs(batch))
                 elif self._pooled:
                     outputs = self.encoder.embed(waves)
                 else:

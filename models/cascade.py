@@ -1,11 +1,20 @@
 """Cascade encoders: speech recognition, then a text embedding of the transcript.
 
 ``--model cascade:<asr>+<text model>`` composes two registered models into a
-cascade baseline: the ASR model (a Whisper name such as
-``whisper-large-v3``, or ``hf:<dir or id>`` of a Whisper checkpoint)
-transcribes each clip, and the text model (any model with a text side, e.g.
-``clap``) embeds the transcript. Queries and documents then live in the text
-model's space, so spoken queries can be retrieved against text documents.
+cascade baseline (MSEB's ``*_whisper_or_*`` encoders): the ASR model transcribes each clip,
+and the text model (any model with a text side: ``paraphrase-multilingual-mpnet``,
+``text:<id or dir>``, ``clap``) embeds the transcript; documents, candidates, spans and labels
+go straight to the text model. Queries and documents then live in the text model's space, so
+spoken queries can be retrieved against text documents. The ASR part is
+
+- a Whisper name such as ``whisper-large-v3`` or ``hf:<dir or id>`` of a Whisper checkpoint
+  (greedy decoding of the first 30 s, :class:`WhisperTranscriber`);
+- any other registered model that produces transcripts (``hf:`` CTC checkpoints), through its
+  own ``produce``;
+- ``transcript-truth``, the oracle (MSEB's ``*_transcript_truth_or_*`` encoders, the
+  text-input headroom): each clip's own transcript from the dataset. Its embeddings are
+  cached under the transcript as well as the waveform, like the oracle's transcripts.
+
 Transcripts are kept per clip (``last_transcripts``) for inspection.
 """
 
@@ -23,8 +32,15 @@ from audiobench.errors import OptionError
 from audiobench.models.digest import weights_digest
 from audiobench.models.loading import from_pretrained, resolve_dtype, torch_dtype
 from audiobench.models.whisper import WhisperEncoder, window_samples
+from audiobench.outputs import OutputType, SpeechInput, Transcript
 
-__all__ = ["CascadeEncoder", "WhisperTranscriber", "cascade_encoder"]
+__all__ = [
+    "CascadeEncoder",
+    "OracleCascadeEncoder",
+    "TranscriptProducer",
+    "WhisperTranscriber",
+    "cascade_encoder",
+]
 
 
 class WhisperTranscriber:
@@ -112,6 +128,41 @@ class WhisperTranscriber:
         return [t.strip() for t in self.tokenizer.batch_decode(tokens, skip_special_tokens=True)]
 
 
+class TranscriptProducer:
+    """A registered model that produces transcripts, as a cascade's first stage (a CTC
+    checkpoint, or the transcript-truth oracle, which reads each clip's own transcript)."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
+        self.sample_rate = encoder.meta.sample_rate
+        self._model = encoder  # counted by CascadeEncoder.parameter_count
+
+    def describe(self) -> dict[str, Any]:
+        return self.encoder.describe()
+
+    def load(self) -> None:
+        if not self.encoder.loaded:
+            self.encoder.load()
+        self.encoder.check_output(OutputType.TRANSCRIPT)
+
+    def transcribe_inputs(self, inputs: Sequence[SpeechInput]) -> list[str]:
+        outputs = self.encoder.produce(OutputType.TRANSCRIPT, inputs)
+        texts = []
+        for item, output in zip(inputs, outputs, strict=True):
+            if not isinstance(output, Transcript):
+                raise RuntimeError(
+                    f"model {self.encoder.meta.name!r} returned {type(output).__name__} for "
+                    f"clip {item.clip_id!r}, not a transcript"
+                )
+            texts.append(output.text.strip())
+        return texts
+
+    def transcribe(self, waveforms: Sequence[np.ndarray]) -> list[str]:
+        return self.transcribe_inputs(
+            [SpeechInput(f"clip {i}", wave) for i, wave in enumerate(waveforms)]
+        )
+
+
 class CascadeEncoder(Encoder):
     """ASR → text embedding, as one audio–text encoder (built by :func:`cascade_encoder`)."""
 
@@ -173,7 +224,9 @@ class CascadeEncoder(Encoder):
 
     def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
         self.require_loaded()
-        transcripts = self.transcriber.transcribe(waveforms)
+        return self._embed_transcripts(self.transcriber.transcribe(waveforms))
+
+    def _embed_transcripts(self, transcripts: list[str]) -> list[np.ndarray]:
         self.last_transcripts = transcripts
         empty = sum(1 for t in transcripts if not t)
         if empty:
@@ -185,17 +238,46 @@ class CascadeEncoder(Encoder):
         return np.asarray(self.text_encoder.encode_text(texts), dtype=np.float32)
 
 
+class OracleCascadeEncoder(CascadeEncoder):
+    """A cascade whose first stage is the transcript-truth oracle: each clip's own transcript
+    from the dataset, embedded by the text model (MSEB's text-input headroom)."""
+
+    reads_transcript = True
+
+    def encode_speech(self, inputs: Sequence[SpeechInput]) -> list[np.ndarray]:
+        self.require_loaded()
+        return self._embed_transcripts(self.transcriber.transcribe_inputs(inputs))
+
+    def encode_audio(self, waveforms: Sequence[np.ndarray]) -> list[np.ndarray]:
+        raise NotImplementedError(
+            f"model {self.meta.name!r} embeds each clip's transcript from the dataset, which "
+            "the waveform alone does not carry; it runs under the local runner (not --ray)"
+        )
+
+
 #: ``create(name, **kwargs)``: an encoder by registry name (``registry.models.create``).
 CreateModel = Callable[..., Encoder]
 
 
-def _asr_source(spec: str, create: CreateModel) -> str:
+def _asr_stage(spec: str, create: CreateModel, **kwargs: Any) -> Any:
+    """The cascade's first stage for the ASR model ``spec`` (module docstring)."""
     if spec.startswith("hf:"):
-        return spec.removeprefix("hf:")
+        # A Whisper checkpoint by path or id, as before (its config is read at load time).
+        return WhisperTranscriber(spec.removeprefix("hf:"), **kwargs)
     asr = create(spec)  # cheap: constructing an encoder loads nothing
-    if not isinstance(asr, WhisperEncoder) or asr.source is None:
-        raise OptionError(f"cascade: ASR model {spec!r} is not a Whisper model")
-    return asr.source
+    if isinstance(asr, WhisperEncoder) and asr.source is not None:
+        return WhisperTranscriber(asr.source, **kwargs)
+    if OutputType.TRANSCRIPT not in asr.produces:
+        raise OptionError(
+            f"cascade: ASR model {spec!r} is not a Whisper model or another speech recogniser "
+            "(it produces no transcripts); name one such as whisper-large-v3 or transcript-truth"
+        )
+    if kwargs.get("language") is not None:
+        raise OptionError(f"cascade: language= applies to Whisper only, not to {spec!r}")
+    if asr.reads_transcript:
+        return TranscriptProducer(asr)  # the oracle: no weights, no device
+    options = {k: kwargs[k] for k in ("device", "dtype", "revision") if kwargs.get(k) is not None}
+    return TranscriptProducer(create(spec, **options))
 
 
 def cascade_encoder(argument: str, create: CreateModel, /, **kwargs: Any) -> CascadeEncoder:
@@ -220,23 +302,21 @@ def cascade_encoder(argument: str, create: CreateModel, /, **kwargs: Any) -> Cas
     text_encoder = create(text, device=device, dtype=dtype)
     if Modality.TEXT not in text_encoder.meta.modalities:
         raise OptionError(f"cascade:{argument}: {text!r} has no text encoder")
-    transcriber = WhisperTranscriber(
-        _asr_source(asr, create),
-        revision=revision,
-        device=device,
-        dtype=dtype,
-        language=options.language,
+    transcriber = _asr_stage(
+        asr, create, revision=revision, device=device, dtype=dtype, language=options.language
     )
+    oracle = isinstance(transcriber, TranscriptProducer) and transcriber.encoder.reads_transcript
     meta = CascadeEncoder.meta.model_copy(
         update={
             "name": f"cascade:{argument}",
             "source": argument,
             "revision": text_encoder.revision or "main",
+            "sample_rate": transcriber.sample_rate,
             "embedding_dim": text_encoder.meta.embedding_dim,
             "description": f"{asr} transcripts embedded by {text}'s text side.",
         }
     )
-    return CascadeEncoder(
+    return (OracleCascadeEncoder if oracle else CascadeEncoder)(
         meta=meta,
         transcriber=transcriber,
         text_encoder=text_encoder,
