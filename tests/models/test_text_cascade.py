@@ -186,3 +186,17 @@ def test_oracle_cascade_embeddings_are_cached_under_the_transcript(
     assert again.stats.n_cached == 1 and again.stats.n_encoded == 1
     np.testing.assert_array_equal(cached[0], vectors[0])
     np.testing.assert_allclose(cached[1], encoder.encode_text(["an orchard"])[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("task", ["MockAudioTextRetrieval", "MockZeroShotClassification"])
+def test_whisper_cascade_runs_mock_text_tasks_offline(
+    task: str, whisper_dir: Path, text_dir: Path, tmp_path: Path
+) -> None:
+    """MSEB's ``whisper_or_<text model>``: spoken side through Whisper, text side direct."""
+    code, out = run_cli(
+        "evaluate", "--task", task, "--model", f"cascade:hf:{whisper_dir}+text:{text_dir}",
+        "--output-dir", str(tmp_path), *FAST,
+    )  # fmt: skip
+    assert code == 0, out
+    (path,) = tmp_path.glob(f"*/*/{task}.json")
+    assert load_result(path).main_score is not None
