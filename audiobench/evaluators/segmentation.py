@@ -103,6 +103,17 @@ def _table(task: Task, subset: Subset) -> dict[str, float]:
     return idf_table(texts)
 
 
+def _confidence(words: Any) -> float:
+    """MSEB's factor on every term's IDF: exp(Σ word scores) when the recogniser scored all its
+    words (log-probabilities), else 1 (``mseb/encoders/segmentation_encoder.py``)."""
+    import numpy as np
+
+    scores = [w.score for w in words]
+    if not scores or any(score is None for score in scores):
+        return 1.0
+    return float(np.exp(np.sum(np.array(scores, dtype=float))))
+
+
 @register
 class SegmentationEvaluator(Evaluator):
     family = TaskFamily.SEGMENTATION
@@ -128,7 +139,9 @@ class SegmentationEvaluator(Evaluator):
         predictions = []
         for output in outputs:
             words = cast(TimedTranscript, output).words
-            chosen = top_terms([w.word for w in words], table, o.top_k)
+            chosen = top_terms(
+                [w.word for w in words], table, o.top_k, confidence=_confidence(words)
+            )
             predictions.append(
                 [TimedTerm(term, words[i].start, words[i].end, score) for term, score, i in chosen]
             )
@@ -157,7 +170,8 @@ class SegmentationEvaluator(Evaluator):
     def describe(cls, task: Task) -> dict[str, Any]:
         o = cast(Any, task.options)
         return {
-            "cascade": f"timed transcript -> top {o.top_k} words by IDF (score: the IDF), "
+            "cascade": f"timed transcript -> top {o.top_k} words by IDF (score: the IDF, "
+            "times exp of the sum of the word scores where the recogniser gives them), "
             "their words' times",
             "idf_table": "ln(N/df) over the subset's transcripts"
             if o.idf_table == "task"

@@ -152,3 +152,23 @@ def test_ties_take_the_first_span_and_a_score_at_the_threshold_answers() -> None
     assert chosen.predictions == ["first", "equal"]  # MSEB's predictions
     result = span_qa_scores(["first", "No Answer"], chosen.predictions).to_dict()
     assert (result["GmeanF1"], result["F1"], result["F1_std"]) == (0.0, 0.5, 0.5)
+
+
+def test_the_mseb_evaluator_scores_the_pinned_inputs_as_mseb() -> None:
+    """The whole protocol=mseb evaluator (embedding, dtype, span scoring, fitting, scoring)
+    on the same float32 embeddings: MSEB's threshold and scores, exactly."""
+    from audiobench.families import ReasoningTask
+    from audiobench.task import TaskFamily
+    from tests.families.test_retrieval import FakeEmbedder, clip, meta
+
+    class Reasoning(ReasoningTask):
+        metadata = meta("ParityReasoning", TaskFamily.REASONING, "GmeanF1")
+
+    queries, spans, texts, answers = mseb_inputs.reasoning_scores()
+    clips = [clip(f"q{i}", spans=list(texts[i]), answer=answers[i]) for i in range(len(queries))]
+    span_vectors = {t: s[j] for s, ts in zip(spans, texts, strict=True) for j, t in enumerate(ts)}
+    embedder = FakeEmbedder({f"q{i}": q for i, q in enumerate(queries)}, span_vectors)
+    report = Reasoning().evaluate(embedder, clips).scores["default"]  # type: ignore[arg-type]
+    assert report["no_answer_threshold"] == MSEB_THRESHOLD and report["threshold_fitted"]
+    assert {key: report[key] for key in MSEB_FITTED} == MSEB_FITTED
+    assert report["n_predicted_no_answer"] == len(queries) - len(MSEB_FITTED_ANSWERED)

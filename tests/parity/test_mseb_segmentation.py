@@ -11,6 +11,8 @@ average precision), so every key is compared exactly.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from audiobench.metrics.segmentation import TimedTerm, segmentation_scores
@@ -138,3 +140,39 @@ def test_a_corpus_without_reference_terms_is_refused() -> None:
     refuse (a deliberate difference, documented in the module)."""
     with pytest.raises(ValueError, match="no utterance has a reference term"):
         segmentation_scores([[], []], [[TimedTerm("x", 0.0, 1.0, 0.5)], ""])
+
+
+#: MSEB's ``TextSegmenterEncoder`` (top 2 by IDF, the same table, ``NormalizingRetokenizer``)
+#: over timed words that carry log-probability scores, then ``SegmentationEvaluator``: every
+#: term's IDF is multiplied by exp(Σ word scores) of its utterance, which reorders the terms
+#: of different utterances for mAP (u1: london 0.3, train 0.2; u2: sky 1, blue 0.5).
+MSEB_CASCADE_WITH_WORD_SCORES = {
+    "ndcg": 1.0,
+    "timestamps_and_embeddings_hits": 2,
+    "timestamps_hits": 3,
+    "embeddings_hits": 2,
+    "word_error_rate": 0.3333333333333333,
+    "map": 0.41666666666666663,
+}
+
+
+def test_cascade_weighs_the_idf_by_the_word_scores_as_mseb(tmp_path: Path) -> None:
+    from audiobench.runner import CachedEmbedder
+    from tests.families.test_segmentation import TABLE, FixedTimings, clips_of, task_class
+
+    words = {
+        "u1": [
+            ("the", 0.0, 0.4, -0.5),
+            ("train", 0.5, 0.9, -1.0),
+            ("to", 0.9, 1.0, -0.3),
+            ("London", 1.02, 1.41, -0.502585092994046),
+        ],
+        "u2": [("blue", 0.2, 0.5, 0.0), ("sky.", 0.6, 0.9, 0.0)],
+    }
+    (tmp_path / "idf.csv").write_text(TABLE)
+    task = task_class(idf_table=str(tmp_path / "idf.csv"), top_k=2)()
+    embedder = CachedEmbedder(FixedTimings(words), None)  # type: ignore[arg-type]
+    report = task.evaluate(embedder, clips_of(tmp_path)).scores["default"]
+    assert {key: report[key] for key in MSEB_CASCADE_WITH_WORD_SCORES} == (
+        MSEB_CASCADE_WITH_WORD_SCORES
+    )
