@@ -188,7 +188,9 @@ def test_oracle_cascade_embeddings_are_cached_under_the_transcript(
     np.testing.assert_allclose(cached[1], encoder.encode_text(["an orchard"])[0], rtol=1e-6)
 
 
-@pytest.mark.parametrize("task", ["MockAudioTextRetrieval", "MockZeroShotClassification"])
+@pytest.mark.parametrize(
+    "task", ["MockAudioTextRetrieval", "MockReranking", "MockZeroShotClassification"]
+)
 def test_whisper_cascade_runs_mock_text_tasks_offline(
     task: str, whisper_dir: Path, text_dir: Path, tmp_path: Path
 ) -> None:
