@@ -202,3 +202,14 @@ def test_whisper_cascade_runs_mock_text_tasks_offline(
     assert code == 0, out
     (path,) = tmp_path.glob(f"*/*/{task}.json")
     assert load_result(path).main_score is not None
+
+
+def test_oracle_cascade_on_clips_without_transcripts_names_them(
+    text_dir: Path, tmp_path: Path
+) -> None:
+    code, out = run_cli(
+        "evaluate", "--task", "MockClustering",
+        "--model", f"cascade:transcript-truth+text:{text_dir}",
+        "--output-dir", str(tmp_path), *FAST,
+    )  # fmt: skip
+    assert code == 1 and "have none (the task's text column)" in out, out
