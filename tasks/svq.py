@@ -34,6 +34,7 @@ __all__ = [
     "INDEX_FILE",
     "SVQ_CITATION",
     "SVQ_LICENSE",
+    "SVQ_LOCALES",
     "SVQ_REFERENCE",
     "SVQ_SOURCE",
     "SvqUtterance",
@@ -51,6 +52,38 @@ SVQ_CITATION = (
     "google-research/mseb}}}"
 )
 INDEX_FILE = "utt_index.jsonl"
+
+#: SVQ's 26 locales, as MSEB names its per-locale tasks: locale -> (the task-name part,
+#: MSEB's ``eval_langs`` entry). ``SVQ`` + part + the task kind is MSEB's task name, e.g.
+#: ``en_us`` -> ``SVQEnUsSalientTermSegmentation``.
+SVQ_LOCALES: dict[str, tuple[str, str]] = {
+    "ar_eg": ("ArEg", "ar-EG"),
+    "ar_x_gulf": ("ArXGulf", "ar-x-gulf"),
+    "ar_x_levant": ("ArXLevant", "ar-x-levant"),
+    "ar_x_maghrebi": ("ArXMaghrebi", "ar-x-maghrebi"),
+    "bn_bd": ("BnBd", "bn-BD"),
+    "bn_in": ("BnIn", "bn-IN"),
+    "en_au": ("EnAu", "en-AU"),
+    "en_gb": ("EnGb", "en-GB"),
+    "en_in": ("EnIn", "en-IN"),
+    "en_ph": ("EnPh", "en-PH"),
+    "en_us": ("EnUs", "en-US"),
+    "fi_fi": ("FiFi", "fi-FI"),
+    "gu_in": ("GuIn", "gu-IN"),
+    "hi_in": ("HiIn", "hi-IN"),
+    "id_id": ("IdId", "id-ID"),
+    "ja_jp": ("JaJp", "ja-JP"),
+    "kn_in": ("KnIn", "kn-IN"),
+    "ko_kr": ("KoKr", "ko-KR"),
+    "ml_in": ("MlIn", "ml-IN"),
+    "mr_in": ("MrIn", "mr-IN"),
+    "ru_ru": ("RuRu", "ru-RU"),
+    "sw": ("Sw", "sw"),
+    "ta_in": ("TaIn", "ta-IN"),
+    "te_in": ("TeIn", "te-IN"),
+    "ur_in": ("UrIn", "ur-IN"),
+    "ur_pk": ("UrPk", "ur-PK"),
+}
 
 
 def svq_folder(name: str, local_copy: Path | None, revision: str | None, task_file: str) -> Path:
