@@ -4,6 +4,11 @@ audiobench registers its built-ins through the same entry-point groups a
 third party uses (``audiobench.tasks`` and ``audiobench.models``), so a plugin
 is a pip package with an ``[project.entry-points."audiobench.models"]`` table.
 
+A distribution with many tasks of one pattern (a benchmark's per-locale variants) registers
+them through one entry point of ``audiobench.task_catalogues`` naming a module-level
+sequence of task classes; each class is then registered under its ``metadata.name`` as if it
+had its own ``audiobench.tasks`` entry point.
+
 A plugin that fails to import gives a :class:`PluginWarning` naming it and is
 left out; everything else keeps working. A name registered by two
 distributions is ambiguous: asking for it raises
@@ -65,14 +70,20 @@ class Registration:
     value: str
     distribution: str
     entry_point: metadata.EntryPoint = field(repr=False)
+    #: The class itself, for a member of a task catalogue (loaded with its catalogue).
+    loaded: Any = field(default=None, repr=False)
 
 
 class Registry(Generic[T]):
     """One entry-point group, loaded lazily and cached."""
 
-    def __init__(self, kind: str, group: str, base: type[T]) -> None:
+    def __init__(
+        self, kind: str, group: str, base: type[T], catalogue_group: str | None = None
+    ) -> None:
         self.kind = kind
         self.group = group
+        #: Entry points each naming a sequence of classes, registered by their names.
+        self.catalogue_group = catalogue_group
         self.base = base
         self._regs: dict[str, list[Registration]] | None = None
         self._loaded: dict[str, type[T]] = {}
@@ -98,8 +109,39 @@ class Registry(Generic[T]):
                 # a conflict.
                 if all(r.distribution != dist for r in same):
                     same.append(Registration(ep.name, ep.value, dist, ep))
+            if self.catalogue_group is not None:
+                self._add_catalogues(regs, self.catalogue_group)
             self._regs = regs
         return self._regs
+
+    def _add_catalogues(self, regs: dict[str, list[Registration]], group: str) -> None:
+        for ep in metadata.entry_points(group=group):
+            dist = ep.dist.name if ep.dist is not None else "<unknown distribution>"
+            try:
+                members = list(ep.load())
+            except Exception as exc:
+                warnings.warn(
+                    f"{self.kind} catalogue {ep.name!r} ({ep.value}) from distribution "
+                    f"{dist!r} failed to import: {type(exc).__name__}: {exc}; skipping it",
+                    PluginWarning,
+                    stacklevel=3,
+                )
+                continue
+            for member in members:
+                meta = getattr(member, "metadata", None)
+                name = getattr(meta, "name", None)
+                if not isinstance(name, str):
+                    warnings.warn(
+                        f"{self.kind} catalogue {ep.name!r} ({ep.value}): {member!r} declares "
+                        "no metadata.name; skipping it",
+                        PluginWarning,
+                        stacklevel=3,
+                    )
+                    continue
+                same = regs.setdefault(name, [])
+                if all(r.distribution != dist for r in same):
+                    value = f"{ep.value}[{name}]"
+                    same.append(Registration(name, value, dist, ep, loaded=member))
 
     def names(self) -> list[str]:
         return sorted(self.registrations())
@@ -131,7 +173,7 @@ class Registry(Generic[T]):
 
     def _load(self, reg: Registration, *, warn: bool) -> type[T]:
         try:
-            obj = reg.entry_point.load()
+            obj = reg.loaded if reg.loaded is not None else reg.entry_point.load()
         except Exception as exc:
             raise PluginLoadError(
                 f"{self.kind} plugin {reg.name!r} ({reg.value}) from distribution "
@@ -234,7 +276,12 @@ def unsupported_tasks() -> dict[str, UnsupportedTask]:
     return _unsupported
 
 
-tasks: Registry[Task] = Registry("task", "audiobench.tasks", Task)  # type: ignore[type-abstract]
+tasks: Registry[Task] = Registry(
+    "task",
+    "audiobench.tasks",
+    Task,  # type: ignore[type-abstract]
+    catalogue_group="audiobench.task_catalogues",
+)
 models: Registry[Encoder] = Registry("model", "audiobench.models", Encoder)  # type: ignore[type-abstract]
 
 

@@ -47,6 +47,7 @@ from audiobench.efficiency import waveform_compression_ratio
 from audiobench.encoder import Encoder
 from audiobench.errors import UserError
 from audiobench.outputs import (
+    CONTEXT_KEY,
     WORD_TIMES_KEY,
     OutputType,
     SpeechInput,
@@ -382,6 +383,12 @@ class CachedEmbedder(Embedder):
             # another entry.
             truth = json.dumps([clip.text, clip.metadata.get(WORD_TIMES_KEY)]).encode()
             key = hashlib.blake2b(key.encode() + b"\0" + truth, digest_size=16).hexdigest()
+        if self._output is not None and self.encoder.reads_context:
+            # The answer depends on the text asked about: another context, another entry.
+            context = json.dumps(clip.metadata.get(CONTEXT_KEY)).encode()
+            key = hashlib.blake2b(
+                key.encode() + b"\0context\0" + context, digest_size=16
+            ).hexdigest()
         return _Decoded(clip, wave, key)
 
     def _decoded_chunks(self, clips: Sequence[Clip]) -> Iterator[list[_Decoded]]:
@@ -493,16 +500,15 @@ class CachedEmbedder(Embedder):
 
     def _speech_inputs(self, batch: list[_Decoded]) -> list[SpeechInput]:
         """The batch's decoded clips, with their transcript and word times for an encoder that
-        ``reads_transcript``."""
-        reads = self.encoder.reads_transcript
+        ``reads_transcript`` and their context for one that ``reads_context``."""
+        reads, asks = self.encoder.reads_transcript, self.encoder.reads_context
         return [
-            SpeechInput(item.clip.id, item.wave)
-            if not reads
-            else SpeechInput(
+            SpeechInput(
                 item.clip.id,
                 item.wave,
-                item.clip.text,
-                item.clip.metadata.get(WORD_TIMES_KEY),
+                item.clip.text if reads else None,
+                item.clip.metadata.get(WORD_TIMES_KEY) if reads else None,
+                item.clip.metadata.get(CONTEXT_KEY) if asks else None,
             )
             for item in batch
             if item.wave is not None

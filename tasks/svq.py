@@ -34,10 +34,12 @@ __all__ = [
     "INDEX_FILE",
     "SVQ_CITATION",
     "SVQ_LICENSE",
+    "SVQ_LOCALES",
     "SVQ_REFERENCE",
     "SVQ_SOURCE",
     "SvqUtterance",
     "svq_folder",
+    "svq_locale_rows",
     "svq_task_rows",
     "svq_utterances",
 ]
@@ -51,6 +53,38 @@ SVQ_CITATION = (
     "google-research/mseb}}}"
 )
 INDEX_FILE = "utt_index.jsonl"
+
+#: SVQ's 26 locales, as MSEB names its per-locale tasks: locale -> (the task-name part,
+#: MSEB's ``eval_langs`` entry). ``SVQ`` + part + the task kind is MSEB's task name, e.g.
+#: ``en_us`` -> ``SVQEnUsSalientTermSegmentation``.
+SVQ_LOCALES: dict[str, tuple[str, str]] = {
+    "ar_eg": ("ArEg", "ar-EG"),
+    "ar_x_gulf": ("ArXGulf", "ar-x-gulf"),
+    "ar_x_levant": ("ArXLevant", "ar-x-levant"),
+    "ar_x_maghrebi": ("ArXMaghrebi", "ar-x-maghrebi"),
+    "bn_bd": ("BnBd", "bn-BD"),
+    "bn_in": ("BnIn", "bn-IN"),
+    "en_au": ("EnAu", "en-AU"),
+    "en_gb": ("EnGb", "en-GB"),
+    "en_in": ("EnIn", "en-IN"),
+    "en_ph": ("EnPh", "en-PH"),
+    "en_us": ("EnUs", "en-US"),
+    "fi_fi": ("FiFi", "fi-FI"),
+    "gu_in": ("GuIn", "gu-IN"),
+    "hi_in": ("HiIn", "hi-IN"),
+    "id_id": ("IdId", "id-ID"),
+    "ja_jp": ("JaJp", "ja-JP"),
+    "kn_in": ("KnIn", "kn-IN"),
+    "ko_kr": ("KoKr", "ko-KR"),
+    "ml_in": ("MlIn", "ml-IN"),
+    "mr_in": ("MrIn", "mr-IN"),
+    "ru_ru": ("RuRu", "ru-RU"),
+    "sw": ("Sw", "sw"),
+    "ta_in": ("TaIn", "ta-IN"),
+    "te_in": ("TeIn", "te-IN"),
+    "ur_in": ("UrIn", "ur-IN"),
+    "ur_pk": ("UrPk", "ur-PK"),
+}
 
 
 def svq_folder(name: str, local_copy: Path | None, revision: str | None, task_file: str) -> Path:
@@ -170,3 +204,25 @@ def svq_task_rows(folder: Path, task_file: str, name: str) -> Iterator[dict[str,
         if not isinstance(row.get("utt_id"), str) or not isinstance(row.get("locale"), str):
             raise DatasetError(f"{name}: {path} line {number}: needs 'utt_id' and 'locale'")
         yield {**row, "_line": number}
+
+
+def svq_locale_rows(
+    folder: Path, task_file: str, locale: str, name: str
+) -> Iterator[tuple[dict[str, Any], SvqUtterance, str]]:
+    """The rows of ``task_file`` in ``locale``, each with its utterance from the index and
+    where it is (``"<task>: <file> line <n>"``, for errors). An utterance missing from the
+    index, or listed twice in the locale, is an error naming the line."""
+    utterances = svq_utterances(folder, name)
+    path = folder / task_file
+    seen: set[str] = set()
+    for row in svq_task_rows(folder, task_file, name):
+        if row["locale"] != locale:
+            continue
+        where = f"{name}: {path} line {row['_line']}"
+        utterance = utterances.get(row["utt_id"])
+        if utterance is None:
+            raise DatasetError(f"{where}: utterance {row['utt_id']!r} is not in {INDEX_FILE}")
+        if utterance.id in seen:
+            raise DatasetError(f"{where}: utterance {utterance.id!r} is listed twice")
+        seen.add(utterance.id)
+        yield row, utterance, where

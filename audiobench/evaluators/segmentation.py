@@ -8,7 +8,10 @@ reference terms by :func:`audiobench.metrics.segmentation.segmentation_scores` w
 tolerance ``tau``: ``ndcg`` (MSEB's ``NDCG``, main), the hit counts and accuracies
 (``TimestampsAndEmbeddings…``, ``Timestamps…``, ``Embeddings…``), ``num_segments``,
 ``word_error_rate`` (``WordErrorRate``), ``map`` (``mAP``) and the invalid / missing rates.
-The summary is the unweighted mean over subsets.
+Where clips name a recording environment (option ``environment_key``), each environment's
+clips are scored on their own as well (``environments``: MSEB's ``salient_term:clean`` ...
+sub-tasks, whose references are the slice's and whose predictions are those made for the
+whole subset). The summary is the unweighted mean over subsets.
 """
 
 from __future__ import annotations
@@ -24,7 +27,13 @@ from audiobench.outputs import OutputType, TimedTranscript
 from audiobench.reports import Count, NonNegative, Report, Summary, Unit
 from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
 
-__all__ = ["METRICS", "SegmentationEvaluator", "SegmentationReport", "SegmentationSummary"]
+__all__ = [
+    "METRICS",
+    "SegmentationEvaluator",
+    "SegmentationReport",
+    "SegmentationScores",
+    "SegmentationSummary",
+]
 
 #: Scores a main score may name.
 METRICS = (
@@ -52,8 +61,8 @@ class SegmentationSummary(Summary, _Rates):
     """Unweighted mean over subsets."""
 
 
-class SegmentationReport(_Rates):
-    """One subset: the rates, the hit counts they come from, and the sizes."""
+class SegmentationScores(_Rates):
+    """One set of utterances: the rates, the hit counts they come from, and the sizes."""
 
     timestamps_and_embeddings_hits: Count
     timestamps_hits: Count
@@ -63,6 +72,12 @@ class SegmentationReport(_Rates):
     missing_result_rate: Unit
     utterance_count: Count
     scored_predictions: Count
+
+
+class SegmentationReport(SegmentationScores):
+    """One subset: its scores, and the same per recording environment (None: no slices)."""
+
+    environments: dict[str, SegmentationScores] | None = None
 
 
 def _reference(clip: Any, key: str, where: str) -> list[Any]:
@@ -128,7 +143,7 @@ class SegmentationEvaluator(Evaluator):
     @classmethod
     def evaluate_subset(cls, task: Task, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics.salient_terms import top_terms
-        from audiobench.metrics.segmentation import TimedTerm, segmentation_scores
+        from audiobench.metrics.segmentation import TimedTerm
 
         o = cast(Any, task.options)
         references = {c.id: _reference(c, o.terms_key, subset.where) for c in subset.clips}
@@ -145,26 +160,25 @@ class SegmentationEvaluator(Evaluator):
             predictions.append(
                 [TimedTerm(term, words[i].start, words[i].end, score) for term, score, i in chosen]
             )
-        try:
-            s = segmentation_scores([references[c.id] for c in kept], predictions, tau=o.tau)
-        except ValueError as exc:
-            raise error_in_context(exc, subset.where) from exc
-        return SegmentationReport(
-            ndcg=s.ndcg,
-            timestamps_and_embeddings_accuracy=s.timestamps_and_embeddings_accuracy,
-            timestamps_accuracy=s.timestamps_accuracy,
-            embeddings_accuracy=s.embeddings_accuracy,
-            word_error_rate=s.word_error_rate,
-            map=s.mean_average_precision,
-            timestamps_and_embeddings_hits=s.timestamps_and_embeddings_hits,
-            timestamps_hits=s.timestamps_hits,
-            embeddings_hits=s.embeddings_hits,
-            num_segments=s.num_segments,
-            invalid_result_rate=s.invalid_result_rate,
-            missing_result_rate=s.missing_result_rate,
-            utterance_count=s.n_utterances,
-            scored_predictions=s.n_scored_predictions,
-        )
+        overall = _scores([references[c.id] for c in kept], predictions, o.tau, subset.where)
+        environments: dict[str, SegmentationScores] | None = None
+        if o.environment_key is not None:
+            groups: dict[str, list[int]] = {}
+            for i, clip in enumerate(kept):
+                value = clip.metadata.get(o.environment_key)
+                if value is not None and str(value) != "":
+                    groups.setdefault(str(value), []).append(i)
+            if groups:
+                environments = {
+                    name: _scores(
+                        [references[kept[i].id] for i in idx],
+                        [predictions[i] for i in idx],
+                        o.tau,
+                        f"{subset.where}, environment {name!r}",
+                    )
+                    for name, idx in sorted(groups.items())
+                }
+        return SegmentationReport(**overall.model_dump(), environments=environments)
 
     @classmethod
     def describe(cls, task: Task) -> dict[str, Any]:
@@ -178,4 +192,32 @@ class SegmentationEvaluator(Evaluator):
             else o.idf_table,
             "tau_s": o.tau,
             "metrics": "MSEB segmentation: positional NDCG, greedy 3-pass hits, mAP, term WER",
+            "environment_key": o.environment_key,
         }
+
+
+def _scores(
+    references: list[Any], predictions: list[Any], tau: float, where: str
+) -> SegmentationScores:
+    from audiobench.metrics.segmentation import segmentation_scores
+
+    try:
+        s = segmentation_scores(references, predictions, tau=tau)
+    except ValueError as exc:
+        raise error_in_context(exc, where) from exc
+    return SegmentationScores(
+        ndcg=s.ndcg,
+        timestamps_and_embeddings_accuracy=s.timestamps_and_embeddings_accuracy,
+        timestamps_accuracy=s.timestamps_accuracy,
+        embeddings_accuracy=s.embeddings_accuracy,
+        word_error_rate=s.word_error_rate,
+        map=s.mean_average_precision,
+        timestamps_and_embeddings_hits=s.timestamps_and_embeddings_hits,
+        timestamps_hits=s.timestamps_hits,
+        embeddings_hits=s.embeddings_hits,
+        num_segments=s.num_segments,
+        invalid_result_rate=s.invalid_result_rate,
+        missing_result_rate=s.missing_result_rate,
+        utterance_count=s.n_utterances,
+        scored_predictions=s.n_scored_predictions,
+    )

@@ -6,7 +6,10 @@ and the clip's transcript (``Clip.text``, for the IDF table). The encoder must p
 transcripts (:class:`~audiobench.outputs.TimedTranscript`: Whisper with alignment heads, the
 ``transcript-truth`` oracle where the data has word times); the evaluator then runs MSEB's
 cascade baseline on them: the ``top_k`` words by IDF, each with its span and its IDF as the
-score (:mod:`audiobench.metrics.salient_terms`), scored with MSEB's segmentation metrics.
+score (:mod:`audiobench.metrics.salient_terms`), scored with MSEB's segmentation metrics,
+over all clips of a subset and, where clips name a recording environment
+(``environment_key``), over each environment's clips (MSEB's noise sub-tasks; the IDF table
+and the predictions stay those of the whole subset).
 
 Scoring belongs to the evaluator the ``protocol`` option selects; ``"mseb"``
 (:mod:`audiobench.evaluators.segmentation`). Main score ``ndcg`` (MSEB's positional NDCG).
@@ -50,6 +53,11 @@ class SegmentationTask(EvaluatedTask):
         top_k: int = Field(3, ge=1, description="Terms the cascade keeps per utterance.")
         tau: float = Field(
             0.05, ge=0.0, description="Time tolerance in seconds on start and end (MSEB: 0.05)."
+        )
+        environment_key: str | None = Field(
+            "environment",
+            description="Clip metadata naming the recording environment; each environment "
+            "is also scored on its own (MSEB's noise sub-tasks). None: no slices.",
         )
 
     options = Options()
