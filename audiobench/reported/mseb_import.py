@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from audiobench.reported.model_ids import audiobench_model
+from audiobench.reported.model_ids import HUB_MODELS, audiobench_model
 from audiobench.reported.mseb_format import (
     AUDIOBENCH_DATA,
     EFFICIENCY,
@@ -411,7 +411,10 @@ def convert_files(
         reports[parsed.subset] = _report(task, family, parsed.lines, kind.sub_task, dropped)
     summary = task.summarize(reports)
     written = task.always_aggregate or len(reports) > 1
-    model = first.lines[0]["name"]
+    # MSEB's leaderboard knows a model by its folder (a few lines name another encoder);
+    # an export here writes a hub id's "/" as "__".
+    model = first.path.parent.name.replace("__", "/", 1)
+    published = first.lines[0]["name"]
     fingerprint = _fingerprint(model, None, "mseb")
     base_scores = {s["metric"]: s["value"] for s in first.lines[0]["scores"]}
     size = base_scores.get("mean_encoding_size_bytes")
@@ -477,16 +480,22 @@ def convert_files(
                 for p in files
             ),
             mteb_version=None,
-            model=model,
+            model=published,
             model_revision=None,
             dataset_revision=revision,
             revision_matches=matches,
             split=split,
-            audiobench_model=audiobench_model(model),
+            audiobench_model=_audiobench_model(model),
             dropped_keys=sorted(dropped),
             dropped_subsets=[],
         ),
     )
+
+
+def _audiobench_model(model: str) -> str | None:
+    """The audiobench model computing ``model``'s embeddings, for a hub id or a model of the
+    table; MSEB's own encoder names (``whisper_speech_to_text``) are none of those."""
+    return audiobench_model(model) if "/" in model or model in HUB_MODELS else None
 
 
 def import_mseb(

@@ -131,22 +131,73 @@ def test_round_trip_export_then_import_gives_the_same_scores(tmp_path: Path) -> 
             f"hf:{MODEL}",
         )
         assert reported.file == f"acme__speech-encoder/{back.task.name}.jsonl"
-        assert reported.dropped_keys == []
+        assert reported.dropped_keys == [] and back.model.name == MODEL
         # A private table takes it (SVQ is versioned by label: unpinned), a public one not.
         assert validate_file(path, allow_unpinned=True)[1] == []
         assert validate_file(path)[1] != []
 
 
 def test_msebs_own_lines_import_the_keys_they_hold(tmp_path: Path) -> None:
-    """Lines written as MSEB writes them (no audiobench data): the metrics MSEB publishes
-    fill the report; a report field MSEB does not publish is a named refusal."""
-    write_lines(tmp_path / "mseb" / "acme_encoder", TRANSCRIPTION, transcription_lines())
+    """Lines written as MSEB writes them (no audiobench data): the metrics MSEB publishes fill
+    the report, audiobench's own are left out, never invented."""
+    lines = transcription_lines()
+    write_lines(tmp_path / "mseb" / "acme_encoder", TRANSCRIPTION, lines)
+    older = [
+        {**line, "scores": [s for s in line["scores"] if not s["metric"].endswith("Count")]}
+        for line in lines
+    ]
+    write_lines(tmp_path / "mseb" / "older_encoder", TRANSCRIPTION, older)
     summary = import_mseb(tmp_path / "mseb", tmp_path / "out")
-    # character_error_rate is audiobench's own: MSEB's lines cannot give it.
-    ((refusal),) = summary.refused
+    assert summary.refused == [] and len(summary.written) == 2
+    by_model = {load_result(p).model.name: load_result(p) for p in summary.written}
+    result = by_model["acme_encoder"]
+    report = result.scores["en_us"]
+    assert report == {
+        "wer": 0.1,
+        "wer_std": 0.4,
+        "ser": 0.2,
+        "ser_std": 0.3,
+        "no_result_rate": 0.0,
+        "utterance_count": 10,
+        "word_count": 50,
+        "environments": {
+            env: {
+                "wer": 0.1 + 0.05 * i,
+                "wer_std": 0.4,
+                "ser": 0.2 + 0.01 * i,
+                "ser_std": 0.3,
+                "no_result_rate": 0.0,
+                "utterance_count": 10 + i,
+                "word_count": 50 + i,
+            }
+            for i, env in enumerate(
+                ["clean", "media_noise", "traffic_noise", "background_speech"], start=1
+            )
+        },
+    }
+    assert result.main_score == 0.1 and result.main_score_name == "wer"
+    reported = result.reported
+    assert reported is not None
+    assert (reported.dataset_revision, reported.revision_matches) == ("1.0.0", False)
+    assert reported.audiobench_model is None  # MSEB's encoder name is no hub id
+    assert reported.dropped_keys == ["no_result_rate_std"]  # a std audiobench keeps no place for
+    assert result.efficiency.flops_per_example is None  # MSEB's 0.0: not counted
+    assert "utterance_count" not in by_model["older_encoder"].scores["en_us"]
+
+
+def test_a_report_field_msebs_lines_do_not_hold_is_a_named_refusal(tmp_path: Path) -> None:
+    line = mseb_line(
+        REASONING,
+        "span_reasoning_in_lang",
+        [score("GmeanF1", 0.5), score("F1", 0.6, std=0.2)],
+        main="GmeanF1",
+        kind="SpanInLangReasoning",
+    )
+    write_lines(tmp_path / "mseb" / "acme_encoder", REASONING, [line])
+    ((refusal),) = import_mseb(tmp_path / "mseb", tmp_path / "out").refused
     assert refusal.reason == "missing metric"
-    assert "character_error_rate" in refusal.message and TRANSCRIPTION in refusal.message
-    assert "SER" not in refusal.message and "utterance_count" not in refusal.message
+    assert refusal.message.startswith(f"{REASONING}'s report needs InvalidResultRate, ")
+    assert "answerable_F1" in refusal.message and "GmeanF1" not in refusal.message
 
 
 def _refusals(tmp_path: Path) -> dict[str, tuple[str, str]]:
