@@ -347,8 +347,8 @@ def build(
         list[Path] | None,
         typer.Option(
             "--reported",
-            help="A folder of reported results (from `results import-mteb`) to rank beside "
-            "yours, marked as reported; repeatable.",
+            help="A folder of reported results (from `results import-mteb` or `import-mseb`) to "
+            "rank beside yours, marked as reported; repeatable.",
         ),
     ] = None,
     origin: Annotated[
