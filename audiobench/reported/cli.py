@@ -76,17 +76,7 @@ def import_mteb_command(
         allow_revision_mismatch=allow_revision_mismatch,
         repository=repository,
     )
-    unknown = [r for r in summary.refused if r.reason == "unknown task"]
-    for refusal in summary.refused:
-        if refusal.reason != "unknown task" or verbose:
-            typer.echo(refusal.line(summary.root))
-    if unknown and not verbose:
-        names = sorted({r.file.stem for r in unknown})
-        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-        typer.echo(
-            f"{len(unknown)} file(s) of {len(names)} task(s) audiobench does not declare "
-            f"({shown}); --verbose lists them"
-        )
+    _print_refusals(summary, verbose)
     say(summary.line())
     if summary.written:
         say(f"wrote {len(summary.written)} result file(s) under {output}")
