@@ -63,12 +63,18 @@ def encoder_folder(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", hub_id(model).replace("/", "__")) or "_"
 
 
-def _locale(subset: str) -> str:
-    """``en_us`` -> ``en-US``, as MSEB lists a task's languages."""
+def _languages(subset: str, mseb_name: str) -> list[str]:
+    """MSEB's ``eval_langs`` of a subset: ``en_us`` -> ``en-US``; a task without locale
+    subsets takes it from an SVQ task name (``SVQEnUs...`` -> ``en-US``), else none."""
+    from audiobench.task import DEFAULT_SUBSET
+
+    if subset == DEFAULT_SUBSET:
+        found = re.match(r"SVQ([A-Z][a-z]+)([A-Z][a-z]+)", mseb_name)
+        return [f"{found[1].lower()}-{found[2].upper()}"] if found else []
     parts = subset.split("_")
     if len(parts) == 2 and all(p.isalpha() for p in parts):
-        return f"{parts[0]}-{parts[1].upper()}"
-    return subset.replace("_", "-")
+        return [f"{parts[0]}-{parts[1].upper()}"]
+    return [subset.replace("_", "-")]
 
 
 def _score(
@@ -149,7 +155,7 @@ def _task_metadata(
         },
         "scores": declared,
         "eval_splits": list(meta.splits),
-        "eval_langs": [_locale(subset)],
+        "eval_langs": _languages(subset, name),
         "domains": list(meta.domains),
         "task_subtypes": list(kind.subtypes),
         "documentation_file": None,

@@ -105,6 +105,8 @@ def test_export_writes_one_line_per_sub_task_with_msebs_fields(tmp_path: Path) -
     # audiobench's own metric, which MSEB has none for, rides where MSEB's reader ignores it.
     assert first["task_specific_data"] == {"audiobench": {"character_error_rate": 0.2 / 3}}
     assert lines[1]["scores"][0]["value"] == 0.1  # the clean slice's WER
+    reasoning = json.loads(path.with_name(f"{REASONING}.jsonl").read_text())
+    assert reasoning["task_metadata"]["eval_langs"] == ["en-US"]  # from the name: no subsets
 
 
 def test_round_trip_export_then_import_gives_the_same_scores(tmp_path: Path) -> None:
