@@ -21,7 +21,7 @@ from audiobench import registry
 from audiobench.audio import MAX_CLIP_SECONDS
 from audiobench.errors import UserError
 from audiobench.leaderboard.cli import leaderboard_app, results_app
-from audiobench.reported.cli import compare_command, import_mteb_command
+from audiobench.reported.cli import compare_command, import_mseb_command, import_mteb_command
 from audiobench.terminal import SafeConsole, printable, stdout_console
 from audiobench.version import __version__
 
@@ -56,6 +56,7 @@ app = typer.Typer(
 cache_app = typer.Typer(help="Inspect or clear the embedding cache.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 results_app.command("import-mteb")(import_mteb_command)
+results_app.command("import-mseb")(import_mseb_command)
 results_app.command("compare")(compare_command)
 app.add_typer(results_app, name="results")
 app.add_typer(leaderboard_app, name="leaderboard")

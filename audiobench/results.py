@@ -162,12 +162,13 @@ class ModelInfo(BaseModel):
 class ReportedSource(BaseModel):
     """Where a reported result comes from: scores published elsewhere, not computed here.
 
-    An imported MTEB result (``audiobench results import-mteb``) keeps what the published
-    file says about itself, so a reader can tell how far it is comparable with a local run.
+    An imported MTEB result (``audiobench results import-mteb``) or MSEB result
+    (``audiobench results import-mseb``) keeps what the published file says about itself, so
+    a reader can tell how far it is comparable with a local run.
     """
 
     model_config = _STRICT
-    origin: Literal["mteb"] = Field(description="The format the scores were published in.")
+    origin: Literal["mteb", "mseb"] = Field(description="The format the scores were published in.")
     repository: str = Field(description="Where the published file was read from.")
     file: str = Field(description="The published file, relative to the repository.")
     mteb_version: str | None = Field(description="MTEB version that computed the scores.")

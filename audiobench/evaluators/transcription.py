@@ -45,16 +45,21 @@ METRICS = ("wer", "ser", "no_result_rate", "character_error_rate")
 
 
 class _Scores(Report):
-    """MSEB's transcription metrics of a set of utterances, and the character error rate."""
+    """MSEB's transcription metrics of a set of utterances, and the character error rate.
+
+    A run sets every field. MSEB's published lines (``results import-mseb``) hold neither the
+    character error rate (audiobench's own) nor, before MSEB counted them, the counts: such a
+    reported result leaves them out rather than invent them.
+    """
 
     wer: NonNegative
     wer_std: NonNegative
     ser: Unit
     ser_std: NonNegative
     no_result_rate: Unit
-    character_error_rate: NonNegative
-    utterance_count: Count
-    word_count: Count
+    character_error_rate: NonNegative | None = None
+    utterance_count: Count | None = None
+    word_count: Count | None = None
 
 
 class TranscriptionReport(_Scores):
@@ -69,7 +74,7 @@ class TranscriptionSummary(Summary):
     wer: NonNegative
     ser: Unit
     no_result_rate: Unit
-    character_error_rate: NonNegative
+    character_error_rate: NonNegative | None = None  # absent from MSEB's published lines
 
 
 @functools.lru_cache(maxsize=8)

@@ -234,8 +234,15 @@ def export(
         ),
     ],
     to: Annotated[
-        Path, typer.Option("--to", help="The leaderboard's results folder in your checkout.")
-    ] = Path("leaderboard/results"),
+        Path | None,
+        typer.Option(
+            "--to",
+            help="Where to write: the leaderboard's results folder in your checkout "
+            "(default leaderboard/results), or with --format mseb a folder of MSEB's "
+            "<encoder>/<Task>.jsonl files (default mseb-results).",
+            show_default=False,
+        ),
+    ] = None,
     overwrite: Annotated[
         bool, typer.Option(help="Replace a different run of the same model, revision and task.")
     ] = False,
@@ -246,13 +253,30 @@ def export(
         bool,
         typer.Option(help="Also export results on local or unpinned data (a private board)."),
     ] = False,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="'audiobench': copy the result files for a leaderboard pull request; "
+            "'mseb': write MSEB's result lines (one per sub-task) of every result scored the "
+            "MSEB way (protocol=mseb), for a submission to MSEB's leaderboard.",
+        ),
+    ] = "audiobench",
 ) -> None:
-    """Copy valid results into <to>/<model>/<revision>/<Task>.json for a pull request."""
+    """Copy valid results into <to>/<model>/<revision>/<Task>.json for a pull request, or
+    (--format mseb) write them as MSEB's <to>/<encoder>/<Task>.jsonl result lines."""
     from audiobench.leaderboard.export import export_results
 
+    if output_format not in ("audiobench", "mseb"):
+        say(f"error: --format must be 'audiobench' or 'mseb', not {output_format!r}")
+        raise typer.Exit(2)
     if not results_dir.is_dir():
         say(f"error: {results_dir}: not a directory")
         raise typer.Exit(2)
+    if output_format == "mseb":
+        _export_mseb(results_dir, to or Path("mseb-results"), overwrite, skip_invalid)
+        return
+    to = to or Path("leaderboard/results")
     outcome = export_results(
         results_dir,
         to,
@@ -281,6 +305,31 @@ def export(
         raise typer.Exit(1)
 
 
+def _export_mseb(results_dir: Path, to: Path, overwrite: bool, skip_invalid: bool) -> None:
+    """``results export --format mseb``: MSEB's lines of every result scored the MSEB way."""
+    from audiobench.reported.mseb_export import export_mseb
+
+    outcome = export_mseb(results_dir, to, overwrite=overwrite, skip_invalid=skip_invalid)
+    for problem in outcome.problems:
+        typer.echo(problem.line())
+    if outcome.problems and not skip_invalid:
+        say("nothing exported: fix the files above, or pass --skip-invalid to leave them out")
+        raise typer.Exit(1)
+    for target in outcome.written:
+        typer.echo(f"wrote {target}")
+    for target in outcome.unchanged:
+        typer.echo(f"unchanged {target}")
+    for path, why in outcome.refused:
+        typer.echo(f"refused {path}: {why}")
+    say(
+        f"{len(outcome.written)} MSEB file(s) written ({outcome.lines} line(s)), "
+        f"{len(outcome.unchanged)} unchanged, {len(outcome.refused)} refused, "
+        f"{len(outcome.problems)} problem(s)"
+    )
+    if not outcome.ok or not (outcome.written or outcome.unchanged):
+        raise typer.Exit(1)
+
+
 @leaderboard_app.command("build")
 def build(
     results: Annotated[
@@ -298,8 +347,8 @@ def build(
         list[Path] | None,
         typer.Option(
             "--reported",
-            help="A folder of reported results (from `results import-mteb`) to rank beside "
-            "yours, marked as reported; repeatable.",
+            help="A folder of reported results (from `results import-mteb` or `import-mseb`) to "
+            "rank beside yours, marked as reported; repeatable.",
         ),
     ] = None,
     origin: Annotated[

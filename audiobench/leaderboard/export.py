@@ -17,7 +17,7 @@ from pathlib import Path
 from audiobench.leaderboard.validate import Problem, validate_paths
 from audiobench.results import TaskResult, load_result
 
-__all__ = ["DEFAULT_DESTINATION", "Export", "export_results"]
+__all__ = ["DEFAULT_DESTINATION", "Export", "export_results", "write_atomically"]
 
 DEFAULT_DESTINATION = Path("leaderboard") / "results"
 
@@ -90,7 +90,7 @@ def export_results(
                     )
                 )
                 continue
-        _write_atomically(target, data)
+        write_atomically(target, data)
         outcome.copied.append((source, target))
     return outcome
 
@@ -123,7 +123,7 @@ def _describe(path: Path) -> str:
         return "an unreadable file"
 
 
-def _write_atomically(target: Path, data: bytes) -> None:
+def write_atomically(target: Path, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:

@@ -16,8 +16,9 @@ from audiobench.leaderboard.cli import say
 
 if TYPE_CHECKING:
     from audiobench.reported.compare import Comparison, KeyDifference
+    from audiobench.reported.mteb_import import ImportSummary
 
-__all__ = ["compare_command", "import_mteb_command"]
+__all__ = ["compare_command", "import_mseb_command", "import_mteb_command"]
 
 
 def import_mteb_command(
@@ -75,6 +76,76 @@ def import_mteb_command(
         allow_revision_mismatch=allow_revision_mismatch,
         repository=repository,
     )
+    _print_refusals(summary, verbose)
+    say(summary.line())
+    if summary.written:
+        say(f"wrote {len(summary.written)} result file(s) under {output}")
+    if not summary.written:
+        raise typer.Exit(1)
+
+
+def import_mseb_command(
+    directory: Annotated[
+        Path,
+        typer.Argument(
+            help="MSEB's results folder (mseb/results: <encoder>/<Task>.jsonl, one line per "
+            "sub-task), or any folder in its layout.",
+            show_default=False,
+        ),
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Folder to write the audiobench results to.")
+    ] = Path("results/reported"),
+    allow_revision_mismatch: Annotated[
+        bool,
+        typer.Option(
+            help="Also import scores of a task audiobench pins to a hub commit when MSEB ran "
+            "it on another revision (MSEB's own datasets carry version labels only)."
+        ),
+    ] = False,
+    repository: Annotated[
+        str | None,
+        typer.Option(
+            help="Name of the source recorded in each result's provenance "
+            "(default: DIRECTORY as given), e.g. google-research/mseb."
+        ),
+    ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Also list each file of a task audiobench does not declare."
+        ),
+    ] = False,
+) -> None:
+    """Convert MSEB's published result lines into audiobench results marked reported.
+
+    Every file of a task that audiobench declares and scores as MSEB scores it
+    (protocol=mseb), found by MSEB's task name, becomes a result file with the typed report a
+    local run writes: the task's own sub-task, its noise slices as environments, checked by
+    `results validate` (MSEB's datasets are versioned by label, so the results are unpinned:
+    private tables, --allow-unpinned). Its provenance names the source file, MSEB's dataset
+    version and the audiobench model computing the same embeddings. A file that does not
+    convert is refused with its reason (unknown task, missing metric, malformed line naming
+    its number, ...), and the others go on. Exit 1 if no file converted.
+    """
+    from audiobench.reported.mseb_import import import_mseb
+
+    if not directory.is_dir():
+        say(f"error: {directory}: not a directory (MSEB's results folder)")
+        raise typer.Exit(2)
+    summary = import_mseb(
+        directory, output, allow_revision_mismatch=allow_revision_mismatch, repository=repository
+    )
+    _print_refusals(summary, verbose)
+    say(summary.line())
+    if summary.written:
+        say(f"wrote {len(summary.written)} result file(s) under {output}")
+    if not summary.written:
+        raise typer.Exit(1)
+
+
+def _print_refusals(summary: ImportSummary, verbose: bool) -> None:
+    """Each refusal, those of undeclared tasks summed up unless ``verbose``."""
     unknown = [r for r in summary.refused if r.reason == "unknown task"]
     for refusal in summary.refused:
         if refusal.reason != "unknown task" or verbose:
@@ -86,11 +157,6 @@ def import_mteb_command(
             f"{len(unknown)} file(s) of {len(names)} task(s) audiobench does not declare "
             f"({shown}); --verbose lists them"
         )
-    say(summary.line())
-    if summary.written:
-        say(f"wrote {len(summary.written)} result file(s) under {output}")
-    if not summary.written:
-        raise typer.Exit(1)
 
 
 def _number(value: float | None) -> str:
