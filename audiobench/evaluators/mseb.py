@@ -539,7 +539,7 @@ def _zero_shot_scores(
         n_classes=len(classes),
         n_unembedded=len(subset.clips) - len(kept),
         mean_encoding_size_bytes=_encoding_bytes(audio.shape[1]),
-        environments=environments or None,
+        **_slices(environments),
     )
 
 
