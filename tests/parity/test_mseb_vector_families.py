@@ -484,3 +484,57 @@ def test_multi_label_classification_is_mseb_s() -> None:
 def test_clustering_is_mseb_s_with_the_same_seed(labels: str, pinned: dict[str, float]) -> None:
     k = gen.clustering()
     assert {"v_measure": mseb_v_measure(k["embeddings"], k[labels], k["seed"])} == _ours(pinned)
+
+
+# --- the same inputs through the evaluators (clips, an embedder, the noise slices) -----------
+
+
+def test_zero_shot_evaluator_gives_mseb_s_scores_and_slices() -> None:
+    from audiobench.families.zero_shot_classification import ZeroShotClassificationTask
+    from audiobench.task import TaskFamily
+    from tests.families.test_retrieval import FakeEmbedder, clip, meta
+
+    c = gen.classification()
+
+    class Intents(ZeroShotClassificationTask):
+        options = ZeroShotClassificationTask.Options(
+            protocol="mseb", classes=tuple(c["class_labels"])
+        )
+        metadata = meta("ParityIntents", TaskFamily.ZERO_SHOT_CLASSIFICATION, "accuracy")
+
+    vectors = dict(zip(c["class_labels"], c["label_vectors"].tolist(), strict=True))
+    audio = {f"c{i:02d}": v for i, v in enumerate(c["clips"].tolist())}
+    clips = [
+        clip(f"c{i:02d}", label=t, environment=e)
+        for i, (t, e) in enumerate(zip(c["targets"], c["environments"], strict=True))
+    ]
+    embedder = FakeEmbedder(audio, lambda text: vectors.get(text, [1.0] * gen.DIM))
+    report = Intents().evaluate(embedder, clips).scores["default"]
+    counts = {"n_samples", "n_classes", "n_unembedded", "mean_encoding_size_bytes"}
+    assert {k: v for k, v in report.items() if k not in counts | {"environments"}} == _ours(
+        MSEB_CLASSIFICATION
+    )
+    for environment, scores in report["environments"].items():
+        pinned = globals()[f"MSEB_CLASSIFICATION_{environment.upper()}"]
+        assert {k: v for k, v in scores.items() if k != "n_samples"} == _ours(pinned)
+
+
+def test_clustering_evaluator_gives_mseb_s_v_measure() -> None:
+    from audiobench.families.clustering import ClusteringTask
+    from audiobench.task import TaskFamily
+    from tests.families.test_retrieval import FakeEmbedder, clip, meta
+
+    k = gen.clustering()
+
+    class Speakers(ClusteringTask):
+        options = ClusteringTask.Options(protocol="mseb", seeds=(k["seed"],))
+        metadata = meta("ParitySpeakers", TaskFamily.CLUSTERING, "v_measure")
+
+    audio = {f"s{i:02d}": v for i, v in enumerate(k["embeddings"].tolist())}
+    clips = [
+        clip(f"s{i:02d}", label=label, speaker_gender=gender)
+        for i, (label, gender) in enumerate(zip(k["labels"], k["speaker_gender"], strict=True))
+    ]
+    report = Speakers().evaluate(FakeEmbedder(audio), clips).scores["default"]
+    assert report["v_measure"] == MSEB_CLUSTERING["VMeasure"]
+    assert report["targets"] == {"speaker_gender": MSEB_CLUSTERING_SPEAKER_GENDER["VMeasure"]}
