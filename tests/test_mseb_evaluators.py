@@ -280,3 +280,43 @@ def test_text_mocks_run_under_mseb(
     result = load_result(path)
     assert result.details["evaluator"]["name"] == "mseb"
     assert result.main_score == result.scores["default"][main]
+
+
+# --- forged reports are refused --------------------------------------------------------------
+
+
+def test_forged_mseb_reports_are_refused() -> None:
+    from audiobench.evaluators.mseb import (
+        MsebClassificationReport,
+        MsebClusteringReport,
+        MsebRetrievalReport,
+    )
+
+    report = Retrieval().evaluate(FakeEmbedder(QUERIES, DOCS), _retrieval_clips())
+    good = report.scores["default"]
+    MsebRetrievalReport.model_validate(good)
+    for field, value, message in [
+        ("recall_at_inf", 0.5, "the list holds the top 10 only"),
+        ("em", 0.3, "not a share of n_queries"),
+        ("em", 0.75, "em .* exceeds mrr"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            MsebRetrievalReport.model_validate({**good, field: value})
+    counts = {"n_samples": 4, "n_classes": 2, "n_unembedded": 0, "mean_encoding_size_bytes": 8}
+    with pytest.raises(ValueError, match="together"):
+        MsebClassificationReport.model_validate({**counts, "accuracy": 0.5, "micro_f1": 0.5})
+    with pytest.raises(ValueError, match="weighted_recall"):
+        MsebClassificationReport.model_validate(
+            {**counts, "accuracy": 0.5, "weighted_recall": 0.25}
+        )
+    clusters = {"v_measure": 0.5, "n_samples": 4, "n_clusters": 2, "n_unembedded": 0}
+    with pytest.raises(ValueError, match="not the mean of targets"):
+        MsebClusteringReport.model_validate(
+            {
+                **clusters,
+                "seed": 0,
+                "mean_encoding_size_bytes": 8,
+                "targets": {"speaker_gender": 0.2, "speaker_id": 0.4},
+                "targets_mean_v_measure": 0.5,
+            }
+        )

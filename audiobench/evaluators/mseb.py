@@ -42,11 +42,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.errors import DataError
+from audiobench.evaluators.consistency import check_at_most, check_share_of
 from audiobench.evaluators.evaluator import Evaluator
 from audiobench.evaluators.registry import register
 from audiobench.metrics.naming import describe_clips
@@ -123,6 +124,8 @@ MULTILABEL_METRICS = (
     "subset_accuracy",  # Subset Accuracy
 )
 CLUSTERING_METRICS = ("v_measure", "targets_mean_v_measure")  # VMeasure
+_SINGLE = CLASSIFICATION_METRICS
+_MULTI = MULTILABEL_METRICS[1:]  # "map" is the multi-label main score only
 #: SVQ clustering's three sub-tasks: clip metadata each clustered on its own.
 SVQ_CLUSTERING_TARGETS = ("speaker_gender", "speaker_age", "speaker_id")
 
@@ -172,6 +175,25 @@ class MsebRetrievalScores(Report):
     no_result_rate: Unit = Field(description="Share of queries without a prediction.")
     no_result_rate_std: NonNegative
     n_queries: Count
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MsebRetrievalScores:
+        """Per query em, the hits and the rates are 0 or 1 (shares of ``n_queries``); the
+        list is cut to 10, so recall_at_inf is recall_at_10; em ≤ mrr ≤ recall_at_10; a
+        query with an invalid or missing answer scores 0."""
+        for name in ("em", "recall_at_10", "invalid_result_rate", "no_result_rate"):
+            check_share_of(name, getattr(self, name), self.n_queries, "n_queries")
+        if not _reports.same_number(self.recall_at_inf, self.recall_at_10):
+            raise ValueError(
+                f"recall_at_inf ({self.recall_at_inf!r}) is not recall_at_10 "
+                f"({self.recall_at_10!r}): the list holds the top 10 only"
+            )
+        check_at_most("em", self.em, "mrr", self.mrr)
+        check_at_most("mrr", self.mrr, "recall_at_10", self.recall_at_10)
+        check_at_most("ndcg_at_10", self.ndcg_at_10, "recall_at_10", self.recall_at_10)
+        answered = 1.0 - self.invalid_result_rate - self.no_result_rate
+        check_at_most("recall_at_10", self.recall_at_10, "the share answered", answered)
+        return self
 
 
 class MsebRetrievalReport(MsebRetrievalScores):
@@ -298,6 +320,20 @@ class MsebRerankingScores(Report):
     no_result_rate: Unit
     no_result_rate_std: NonNegative
     n_queries: Count
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MsebRerankingScores:
+        """The candidate error rate and the two rates are shares of ``n_queries``; a query
+        with an invalid or missing answer has a candidate error and scores 0 elsewhere."""
+        for name in ("candidate_error_rate", "invalid_result_rate", "no_result_rate"):
+            check_share_of(name, getattr(self, name), self.n_queries, "n_queries")
+        unanswered = self.invalid_result_rate + self.no_result_rate
+        check_at_most(
+            "the share unanswered", unanswered, "candidate_error_rate", self.candidate_error_rate
+        )
+        for name in ("map", "ndcg", "mrr"):
+            check_at_most(name, getattr(self, name), "the share answered", 1.0 - unanswered)
+        return self
 
 
 class MsebRerankingReport(MsebRerankingScores):
@@ -438,6 +474,27 @@ class MsebClassificationScores(Report):
     hamming_loss: Unit | None = None
     subset_accuracy: Unit | None = None
     n_samples: Count
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MsebClassificationScores:
+        """Single-label or multi-label scores, not both; accuracy, top-5 accuracy and subset
+        accuracy are shares of ``n_samples``; accuracy ≤ top-5 accuracy; weighted recall over
+        every label is the accuracy."""
+        single = [n for n in _SINGLE if getattr(self, n) is not None]
+        multi = [n for n in _MULTI if getattr(self, n) is not None]
+        if single and multi:
+            raise ValueError(f"single-label {single} and multi-label {multi} scores together")
+        for name in ("accuracy", "top_5_accuracy", "subset_accuracy"):
+            check_share_of(name, getattr(self, name), self.n_samples, "n_samples")
+        check_at_most("accuracy", self.accuracy, "top_5_accuracy", self.top_5_accuracy)
+        recall, accuracy = self.weighted_recall, self.accuracy
+        if (
+            recall is not None
+            and accuracy is not None
+            and not _reports.same_number(recall, accuracy)
+        ):
+            raise ValueError(f"weighted_recall ({recall!r}) is not the accuracy ({accuracy!r})")
+        return self
 
 
 class MsebClassificationReport(MsebClassificationScores):
@@ -637,6 +694,20 @@ class MsebClusteringReport(Report):
     n_unembedded: Count
     seed: int
     mean_encoding_size_bytes: NonNegative
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MsebClusteringReport:
+        """``targets_mean_v_measure`` is the mean of ``targets`` (both or neither)."""
+        if (self.targets is None) != (self.targets_mean_v_measure is None):
+            raise ValueError("targets and targets_mean_v_measure come together")
+        if self.targets is not None and self.targets_mean_v_measure is not None:
+            mean = sum(self.targets.values()) / len(self.targets)
+            if not _reports.same_number(self.targets_mean_v_measure, mean):
+                raise ValueError(
+                    f"targets_mean_v_measure ({self.targets_mean_v_measure!r}) is not the "
+                    f"mean of targets ({mean!r})"
+                )
+        return self
 
 
 class MsebClusteringSummary(_MsebSummary):
