@@ -247,32 +247,21 @@ def test_clustering_target_missing_on_some_clips_is_named() -> None:
 
 
 @pytest.mark.parametrize(
-    ("task", "main"), [("MockRetrieval", "mrr"), ("MockClustering", "v_measure")]
+    ("task", "main", "model"),
+    [
+        ("MockRetrieval", "mrr", "log-mel"),
+        ("MockClustering", "v_measure", "log-mel"),
+        ("MockReranking", "map", "tiny-clap"),
+        ("MockZeroShotClassification", "accuracy", "tiny-clap"),
+    ],
 )
-def test_audio_mocks_run_under_mseb(tmp_path: Path, task: str, main: str) -> None:
-    code, out = run_cli(
-        "evaluate", "--task", task, "--model", "log-mel", "-O", "protocol=mseb",
-        "--output-dir", str(tmp_path), *FAST,
-    )  # fmt: skip
-    assert code == 0, out
-    (path,) = tmp_path.glob(f"*/*/{task}.json")
-    result = load_result(path)
-    assert result.details["evaluator"]["name"] == "mseb"
-    assert result.main_score == result.scores["default"][main]
-
-
-@pytest.mark.parametrize(
-    ("task", "main"),
-    [("MockReranking", "map"), ("MockZeroShotClassification", "accuracy")],
-)
-def test_text_mocks_run_under_mseb(
-    tmp_path: Path,
-    tiny_clap: Path,  # noqa: F811
-    task: str,
-    main: str,
+def test_offline_mocks_run_under_mseb(
+    tmp_path: Path, request: pytest.FixtureRequest, task: str, main: str, model: str
 ) -> None:
+    if model == "tiny-clap":  # the text-side mocks need an audio-text model
+        model = f"hf:{request.getfixturevalue('tiny_clap')}"
     code, out = run_cli(
-        "evaluate", "--task", task, "--model", f"hf:{tiny_clap}", "-O", "protocol=mseb",
+        "evaluate", "--task", task, "--model", model, "-O", "protocol=mseb",
         "--output-dir", str(tmp_path), *FAST,
     )  # fmt: skip
     assert code == 0, out

@@ -140,6 +140,13 @@ def _environment_groups(clips: Sequence[Clip]) -> dict[str, list[int]]:
     return dict(sorted(groups.items()))
 
 
+def _require_labels(subset: Subset) -> None:
+    """Refuse a subset with unlabelled clips, naming them."""
+    unlabelled = [c.id for c in subset.clips if c.label is None]
+    if unlabelled:
+        raise DataError(f"{subset.where}: clip(s) without a label: {describe_clips(unlabelled)}")
+
+
 def _slices(environments: dict[str, Any]) -> dict[str, Any]:
     """The ``environments`` field of a report: left out (not null) when there is no slice."""
     return {"environments": environments} if environments else {}
@@ -457,8 +464,8 @@ class MsebRerankingEvaluator(_MsebEvaluator):
 # --- classification (classification and zero-shot classification families) -----------------
 
 
-class MsebClassificationScores(Report):
-    """MSEB's classification scores of a set of clips: single-label or multi-label ones."""
+class _ClassificationFields(Report):
+    """MSEB's single-label and multi-label classification scores (those computed are set)."""
 
     accuracy: Unit | None = None
     top_5_accuracy: Unit | None = None
@@ -473,6 +480,11 @@ class MsebClassificationScores(Report):
     macro_f1: Unit | None = None
     hamming_loss: Unit | None = None
     subset_accuracy: Unit | None = None
+
+
+class MsebClassificationScores(_ClassificationFields):
+    """MSEB's classification scores of a set of clips: single-label or multi-label ones."""
+
     n_samples: Count
 
     @model_validator(mode="after")
@@ -506,22 +518,8 @@ class MsebClassificationReport(MsebClassificationScores):
     environments: dict[str, MsebClassificationScores] | None = None
 
 
-class MsebClassificationSummary(_MsebSummary):
+class MsebClassificationSummary(_MsebSummary, _ClassificationFields):
     """Unweighted mean over subsets of MSEB's classification scores (those computed)."""
-
-    accuracy: Unit | None = None
-    top_5_accuracy: Unit | None = None
-    balanced_accuracy: Unit | None = None
-    weighted_precision: Unit | None = None
-    weighted_recall: Unit | None = None
-    weighted_f1: Unit | None = None
-    invalid_result_rate: Unit | None = None
-    missing_result_rate: Unit | None = None
-    map: Unit | None = None
-    micro_f1: Unit | None = None
-    macro_f1: Unit | None = None
-    hamming_loss: Unit | None = None
-    subset_accuracy: Unit | None = None
 
 
 def _label_sets(clips: Sequence[Clip], separator: str | None) -> list[list[str]]:
@@ -548,9 +546,7 @@ def _zero_shot_scores(
         mseb_multilabel_scores,
     )
 
-    unlabelled = [c.id for c in subset.clips if c.label is None]
-    if unlabelled:
-        raise DataError(f"{subset.where}: clip(s) without a label: {describe_clips(unlabelled)}")
+    _require_labels(subset)
     sets = _label_sets(subset.clips, separator)
     classes = list(classes) or sorted({name for names in sets for name in names})
     if len(classes) < 2:
@@ -742,11 +738,7 @@ class MsebClusteringEvaluator(_MsebEvaluator):
     def evaluate_subset(cls, task: Task, embedder: Embedder, subset: Subset) -> _reports.Report:
         from audiobench.metrics.mseb_clustering import mseb_v_measure
 
-        unlabelled = [c.id for c in subset.clips if c.label is None]
-        if unlabelled:
-            raise DataError(
-                f"{subset.where}: clip(s) without a label: {describe_clips(unlabelled)}"
-            )
+        _require_labels(subset)
         kept, matrix = embedder.embed_matrix(subset.clips, subset.label)
         if len(kept) < 2:
             raise DataError(f"{subset.where}: clustering needs two embedded clips")
