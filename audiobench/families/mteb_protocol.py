@@ -143,7 +143,7 @@ class MtebRankingReport(MtebReport):
                 check_share_of(name, extra[name], self.n_samples, "n_samples")
             recall = f"recall_at_{k}"
             check_at_most(recall, extra.get(recall), name, extra[name])
-            # A published file's MRR may break score ties otherwise than its hit rate (MTEB
+            # A published file's MRR may break score ties otherwise than its hit rate (older MTEB
             # versions ranked tied documents for MRR in insertion order): not checked there.
             same_at_1 = (
                 ("precision_at_1",) if self.n_samples is None else ("mrr_at_1", "precision_at_1")
