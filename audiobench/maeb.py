@@ -57,7 +57,34 @@ from audiobench.task import Columns
 if TYPE_CHECKING:
     from audiobench.task import Task
 
-__all__ = ["SUBSAMPLE_SEED", "SUBSAMPLE_SIZE", "HubData", "TextOnly", "load_hub_clips"]
+__all__ = [
+    "MTEB_TASK_TYPES",
+    "SUBSAMPLE_SEED",
+    "SUBSAMPLE_SIZE",
+    "HubData",
+    "TextOnly",
+    "load_hub_clips",
+    "mteb_task_type",
+]
+
+#: MTEB's task type of each family (its leaderboard averages the main scores per type).
+MTEB_TASK_TYPES: dict[str, str] = {
+    "retrieval": "Any2AnyRetrieval",
+    "reranking": "AudioReranking",
+    "classification": "AudioClassification",
+    "clustering": "AudioClustering",
+    "pair_classification": "AudioPairClassification",
+    "zero_shot_classification": "AudioZeroshotClassification",
+}
+
+
+def mteb_task_type(task: type[Task]) -> str:
+    """MTEB's task type of ``task`` (multi-label classification has its own)."""
+    family = str(task.metadata.family)
+    if family == "classification" and getattr(task.options, "multilabel", False):
+        return "AudioMultilabelClassification"
+    return MTEB_TASK_TYPES[family]
+
 
 #: The reference's stratified subsampling: rows kept, and its seed.
 SUBSAMPLE_SIZE = 2048

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,8 @@ from audiobench.leaderboard.aggregation import (
     mean_over_task_types,
     means_per_task_type,
 )
+
+MTEB_FACTS = Path(__file__).parents[1] / "mteb" / "mteb_audio_tasks.json"
 
 TABLE = {
     "a": {"t1": 0.9, "t2": 0.5, "c1": 0.7},
@@ -107,3 +111,21 @@ def test_benchmark_rows_hold_the_aggregations() -> None:
             rank_by=("t1",),
             task_types={"nope": "Retrieval"},
         )
+
+
+def test_maeb_benchmarks_carry_mtebs_task_types() -> None:
+    import json
+
+    from audiobench.benchmark import get_benchmark
+
+    # MTEB 2.26's facts, and MAEB(v1)'s for the six tasks 2.26 replaced by .v2 versions.
+    mteb_types: dict[str, str] = {}
+    for source in (Path("/work/shared/peers/maeb_v1_tasks.json"), MTEB_FACTS):
+        facts = json.loads(source.read_text())
+        rows = facts if isinstance(facts, list) else facts["tasks"]
+        mteb_types.update({row["name"]: row["type"] for row in rows})
+    for name in ("MAEB", "MAEB-audio-only"):
+        bench = get_benchmark(name)
+        assert set(bench.task_types) == set(bench.tasks)
+        for task, kind in bench.task_types.items():
+            assert kind == mteb_types[task], task
