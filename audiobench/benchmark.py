@@ -61,6 +61,12 @@ class Benchmark(BaseModel):
         description="Columns whose mean is the benchmark's 'mean' column (the aggregation "
         "rule); a model missing any of them gets no mean, so gaps are never rewarded.",
     )
+    task_types: dict[str, str] = Field(
+        default_factory=dict,
+        description="MTEB's aggregations: each column's task type (e.g. 'Any2AnyRetrieval'); "
+        "when given, rows also hold 'mean_task_type' (the mean of the per-type means) and "
+        "'borda_rank' over these columns (audiobench.leaderboard.aggregation).",
+    )
 
     @model_validator(mode="after")
     def _check_names(self) -> Benchmark:
@@ -68,7 +74,7 @@ class Benchmark(BaseModel):
         if len(set(names)) != len(names):
             raise ValueError(f"benchmark {self.name}: duplicate column names {names}")
         known = {*names, MEAN} if self.mean_of else set(names)
-        unknown = [n for n in (*self.rank_by, *self.mean_of) if n not in known]
+        unknown = [n for n in (*self.rank_by, *self.mean_of, *self.task_types) if n not in known]
         if unknown:
             raise ValueError(f"benchmark {self.name}: unknown column(s) {unknown}")
         directions = {c.higher_is_better for c in self.columns if c.name in self.mean_of}
@@ -117,6 +123,15 @@ class Benchmark(BaseModel):
             for row in rows.values():
                 values = [row[name] for name in self.mean_of]
                 row[MEAN] = None if None in values else sum(values) / len(values)
+        if self.task_types:
+            from audiobench.leaderboard.aggregation import borda_ranks, mean_over_task_types
+
+            named = {f"{r['model']}@{r['revision']}": r for r in rows.values()}
+            scores = {k: {c: r[c] for c in self.task_types} for k, r in named.items()}
+            means = mean_over_task_types(scores, self.task_types)
+            ranks = borda_ranks(scores, list(self.task_types))
+            for name, row in named.items():
+                row["mean_task_type"], row["borda_rank"] = means[name], ranks[name]
         higher = {c.name: c.higher_is_better for c in self.columns}
         higher[MEAN] = self.mean_higher_is_better
 

@@ -16,10 +16,14 @@ the hub serves them). Four layouts:
   ``text``, or ``audio``) and the judgements ``default`` (else ``qrels``: ``query-id``,
   ``corpus-id``, ``score``). Corpus clips keep their ids and have split ``corpus``; queries
   become clips ``query:<id>`` of split ``query`` whose ``metadata["relevant"]`` lists the
-  documents judged relevant (score ≥ 1). Only judged queries are kept, as the reference keeps
-  them. A text query is a clip without audio (:class:`TextOnly`).
+  documents judged relevant (score ≥ 1) in the corpus, and ``metadata["judgements"]`` every
+  judgement as given (the reference protocol's graded relevance, documents missing from the
+  corpus included). Only judged queries are kept, as the reference keeps them. A text query is
+  a clip without audio (:class:`TextOnly`).
 - ``"reranking"``: as ``"retrieval"``, plus ``top_ranked`` (``query-id``, ``corpus-ids``):
-  each query's ``metadata["candidates"]``; its ``positives`` are its relevant documents.
+  each query's ``metadata["candidates"]`` (empty without a row); its ``positives`` are its
+  relevant documents. Under ``protocol=mteb`` corpus rows sharing an id are one document, the
+  last row, as the reference looks candidates up.
 
 What the reference does to the data at load time is declared here too and done the same way:
 rows left out by a column's value (``exclude``), splits cut to 2,048 rows stratified by the
@@ -29,8 +33,9 @@ samples or not finite left out, labels renamed (``relabel``, e.g. gender names t
 the reference scores), zero-shot labels read as indices into the candidate texts
 (``classes``), ids built from columns (``id_format``), and a split read under another name
 (``hub_splits``). Clip ids are unique: with configurations they start with ``<config>/``, and a
-repeated id gets ``#2``, ``#3``, ... (the reference keys documents by id, so repeated ids
-collapse there; see docs/MAEB.md).
+repeated id gets ``#2``, ``#3``, ... and keeps the id it had as ``metadata["source_id"]``
+(the reference keys queries and documents by id, so under ``protocol=mteb`` rows sharing an
+id collapse as they do there; see docs/MAEB.md).
 """
 
 from __future__ import annotations
@@ -52,7 +57,34 @@ from audiobench.task import Columns
 if TYPE_CHECKING:
     from audiobench.task import Task
 
-__all__ = ["SUBSAMPLE_SEED", "SUBSAMPLE_SIZE", "HubData", "TextOnly", "load_hub_clips"]
+__all__ = [
+    "MTEB_TASK_TYPES",
+    "SUBSAMPLE_SEED",
+    "SUBSAMPLE_SIZE",
+    "HubData",
+    "TextOnly",
+    "load_hub_clips",
+    "mteb_task_type",
+]
+
+#: MTEB's task type of each family (its leaderboard averages the main scores per type).
+MTEB_TASK_TYPES: dict[str, str] = {
+    "retrieval": "Any2AnyRetrieval",
+    "reranking": "AudioReranking",
+    "classification": "AudioClassification",
+    "clustering": "AudioClustering",
+    "pair_classification": "AudioPairClassification",
+    "zero_shot_classification": "AudioZeroshotClassification",
+}
+
+
+def mteb_task_type(task: type[Task]) -> str:
+    """MTEB's task type of ``task`` (multi-label classification has its own)."""
+    family = str(task.metadata.family)
+    if family == "classification" and getattr(task.options, "multilabel", False):
+        return "AudioMultilabelClassification"
+    return MTEB_TASK_TYPES[family]
+
 
 #: The reference's stratified subsampling: rows kept, and its seed.
 SUBSAMPLE_SIZE = 2048
@@ -364,13 +396,28 @@ def _long_enough(clips: list[Clip], min_samples: int, say: Callable[[str], None]
 
 
 def _unique_ids(clips: list[Clip]) -> list[Clip]:
+    """Clips with unique ids: a repeated id gets ``#2``, ``#3``, ...; every clip of a repeated
+    id records it as ``metadata["source_id"]`` (the reference protocol keys rows by it)."""
+    counts: dict[str, int] = {}
+    for clip in clips:
+        counts[clip.id] = counts.get(clip.id, 0) + 1
     seen: dict[str, int] = {}
     out = []
     for clip in clips:
         n = seen.get(clip.id, 0) + 1
         seen[clip.id] = n
-        out.append(clip if n == 1 else dataclasses.replace(clip, id=f"{clip.id}#{n}"))
+        if counts[clip.id] == 1:
+            out.append(clip)
+            continue
+        metadata = {**clip.metadata, "source_id": clip.id}
+        new_id = clip.id if n == 1 else f"{clip.id}#{n}"
+        out.append(dataclasses.replace(clip, id=new_id, metadata=metadata))
     return out
+
+
+def _protocol(task: Task) -> str | None:
+    """The protocol the task is scored under (None: a family without the option)."""
+    return getattr(task.options, "protocol", None)
 
 
 # ---------------------------------------------------------------------------- retrieval
@@ -393,6 +440,11 @@ def _ranking_clips(task: Task, hub: HubData) -> list[Clip]:
             "corpus",
             f"{meta.dataset.path}[corpus]",
         )
+    if hub.layout == "reranking" and _protocol(task) == "mteb":
+        # The reference looks a candidate up by id in a table keyed by id: of rows sharing an
+        # id, the last one is the document.
+        last = {c.id: c for c in corpus}
+        corpus = list(last.values())
     corpus_ids = {c.id for c in corpus}
     judged: dict[str, dict[str, int]] = {}
     for q, d, score in zip(
@@ -428,6 +480,9 @@ def _ranking_clips(task: Task, hub: HubData) -> list[Clip]:
         extra: dict[str, Any] = {"relevant": relevant}
         if hub.layout == "reranking":
             extra = {"candidates": top.get(query.id, []), "positives": relevant}
+        # Every judgement as given (grades, documents missing from the corpus): the
+        # reference protocol scores with these; audiobench's reads ``relevant``.
+        extra["judgements"] = dict(grades)
         out.append(
             dataclasses.replace(
                 query, id=f"query:{query.id}", split="query", metadata={**query.metadata, **extra}

@@ -28,7 +28,7 @@ from audiobench.families import (
     RetrievalTask,
     ZeroShotClassificationTask,
 )
-from audiobench.maeb import HubData, load_hub_clips
+from audiobench.maeb import HubData, load_hub_clips, mteb_task_type
 from audiobench.task import Columns, DatasetSource, TaskMetadata
 from audiobench.tasks.maeb_languages import COMMON_VOICE_21, FLEURS, JAM_ALT, MINDS14, SIB_FLEURS
 
@@ -666,7 +666,13 @@ MAEB_AUDIO_ONLY_TASKS: tuple[str, ...] = (
 
 
 def _benchmark(name: str, tasks: tuple[str, ...], description: str) -> Benchmark:
+    declared = {
+        c.metadata.name: c
+        for c in globals().values()
+        if isinstance(c, type) and issubclass(c, MaebTask) and hasattr(c, "metadata")
+    }
     return Benchmark(
+        task_types={task: mteb_task_type(declared[task]) for task in tasks},
         name=name,
         description=description,
         tasks=tasks,

@@ -159,7 +159,8 @@ class MtebClassificationEvaluator(MtebEvaluator):
 
 @register
 class MtebPairClassificationEvaluator(MtebEvaluator):
-    """The pair scores in the reference's flat keys (``cosine_ap``, ``max_ap``, ...)."""
+    """The pair scores in the reference's flat keys (``cosine_ap``, ``max_ap``, ...), computed
+    in float32 as the reference computes them."""
 
     family = TaskFamily.PAIR_CLASSIFICATION
 
@@ -169,7 +170,7 @@ class MtebPairClassificationEvaluator(MtebEvaluator):
 
         pairs = cast("PairClassificationTask", task).embed_pairs(embedder, subset)
         return mteb_protocol.pair_report(
-            similarity_scores(pairs, subset.where), n_pairs=pairs.n_scored
+            similarity_scores(pairs, subset.where, precision="float32"), n_pairs=pairs.n_scored
         )
 
     @classmethod

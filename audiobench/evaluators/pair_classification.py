@@ -24,6 +24,7 @@ from audiobench.evaluators.evaluator import Evaluator
 from audiobench.evaluators.registry import register
 from audiobench.metrics.pair_classification import PAIR_METRICS as METRICS
 from audiobench.metrics.pair_classification import PAIR_SIMILARITIES as SIMILARITIES
+from audiobench.metrics.pair_classification import Precision
 from audiobench.reports import Count, Report, Summary, Unit, finite_or_none, mean_or_none
 from audiobench.task import Embedder, Subset, Task, TaskFamily, error_in_context
 
@@ -39,13 +40,17 @@ __all__ = [
 ]
 
 
-def similarity_scores(pairs: EmbeddedPairs, where: str) -> dict[str, float]:
+def similarity_scores(
+    pairs: EmbeddedPairs, where: str, precision: Precision = "float64"
+) -> dict[str, float]:
     """:func:`~audiobench.metrics.pair_classification.pair_classification_scores` of
-    ``pairs``; an error names ``where``."""
+    ``pairs`` (``precision="float32"``: MTEB's arithmetic); an error names ``where``."""
     from audiobench.metrics.pair_classification import pair_classification_scores
 
     try:
-        return pair_classification_scores(pairs.first, pairs.second, pairs.labels)
+        return pair_classification_scores(
+            pairs.first, pairs.second, pairs.labels, precision=precision
+        )
     except ValueError as exc:
         raise error_in_context(exc, where) from exc
 

@@ -17,10 +17,15 @@ it, ``tests/metrics/test_mteb_protocols.py``), with the reference's fixed settin
   (:mod:`audiobench.metrics.kmeans_bootstrap`); ``v_measure``, ``ami`` and their spread.
 - **retrieval** and **reranking**: float32 cosine scores (:mod:`audiobench.metrics.cosine_scores`)
   and ``trec_eval``'s metrics at k = 1, 3, 5, 10, 20, 100, 1000
-  (:mod:`audiobench.metrics.trec_retrieval`), ties broken by decreasing document id; queries
-  without a relevant document are left out (the reference loads only judged queries).
-  Reranking ranks each query's candidates only; a relevant document outside them still counts
-  in recall and mAP.
+  (:mod:`audiobench.metrics.trec_retrieval`), ties broken by decreasing document id, and
+  the reference's abstention scores ``nauc_*`` (:mod:`audiobench.metrics.abstention`). The
+  results are gathered as the reference's search gathers them
+  (:mod:`audiobench.metrics.mteb_search`): rows that share an id collapse into one query or
+  document, each query keeps its 1,000 best documents. Every query is scored: one whose
+  judgements are all 0, whose relevant documents are all missing from the corpus, or (reranking)
+  that has no ranked list scores 0. Graded judgements are the nDCG gain. Reranking ranks each
+  query's candidates only; a relevant document outside them (or outside the corpus) still
+  counts in recall and mAP.
 - **zero-shot classification**: float32 cosine to each class prompt, arg-max, ties to the
   first class (:mod:`audiobench.metrics.zero_shot_argmax`).
 - **pair classification**: the scores of
@@ -46,6 +51,7 @@ import numpy as np
 from pydantic import Field, StringConstraints, model_validator
 
 from audiobench.errors import DataError
+from audiobench.metrics.mteb_search import SearchResults
 from audiobench.metrics.pair_classification import PAIR_METRICS, PAIR_SIMILARITIES
 from audiobench.metrics.trec_retrieval import TREC_K_VALUES, TREC_METRICS
 from audiobench.reports import Count, KeyedReport, Summary, finite_or_none, same_number
@@ -137,7 +143,12 @@ class MtebRankingReport(MtebReport):
                 check_share_of(name, extra[name], self.n_samples, "n_samples")
             recall = f"recall_at_{k}"
             check_at_most(recall, extra.get(recall), name, extra[name])
-            for same in (f"mrr_at_{k}", f"precision_at_{k}") if k == 1 else ():
+            # A published file's MRR may break score ties otherwise than its hit rate (older MTEB
+            # versions ranked tied documents for MRR in insertion order): not checked there.
+            same_at_1 = (
+                ("precision_at_1",) if self.n_samples is None else ("mrr_at_1", "precision_at_1")
+            )
+            for same in same_at_1 if k == 1 else ():
                 value, hit = extra.get(same), extra[name]
                 # Either may be the rounded one (the reference rounds hit rates, not mrr).
                 if (
@@ -196,7 +207,9 @@ _RANKING_SETTINGS = {
     "similarity": "cosine (float32)",
     "k_values": list(TREC_K_VALUES),
     "ties": "decreasing document id",
-    "queries_without_relevant": "left out",
+    "queries_without_relevant": "scored 0",
+    "repeated_ids": "collapsed as the reference's search results key them",
+    "search_depth": 1000,
 }
 #: The reference's settings recorded in a result's details, by family.
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -359,29 +372,83 @@ def clustering_report(embedder: Embedder, subset: Subset) -> MtebReport:
 # ---------------------------------------------------------------------------- ranking
 
 
-def _ranking_report(
-    subset: Subset,
-    queries: np.ndarray,
-    documents: np.ndarray,
-    relevance: list[list[int]],
-    doc_ids: list[str],
-    candidates: list[list[int]] | None = None,
-) -> MtebReport:
-    """trec metrics of the float32 cosine scores of the ``queries`` and ``documents``
-    embeddings; ``n_samples`` counts the queries with a relevant document."""
-    from audiobench.metrics.cosine_scores import cosine_score_matrix
-    from audiobench.metrics.trec_retrieval import trec_retrieval_scores
+def source_id(clip: Clip) -> str:
+    """The id the reference keys a clip by: its hub id before audiobench made it unique
+    (``metadata["source_id"]``, set by the hub loader on a repeated id), else the clip id."""
+    return str(clip.metadata.get("source_id") or clip.metadata.get("doc_id") or clip.id)
 
-    scores = cosine_score_matrix(queries, documents)
+
+def _item_keys(items: Sequence[Any]) -> list[str]:
+    """Each query or document item's id: its clip's source id, with ``-<i>`` appended when
+    the clip gives several items (captions), so ties fall as the reference breaks them."""
+    per_clip = Counter(item.clip.id for item in items)
+    seen: Counter[str] = Counter()
+    keys = []
+    for item in items:
+        key = source_id(item.clip)
+        if per_clip[item.clip.id] > 1:
+            key = f"{key}-{seen[item.clip.id]}"
+            seen[item.clip.id] += 1
+        keys.append(key)
+    return keys
+
+
+def _grades(judged: Mapping[str, Any]) -> dict[str, int]:
+    """A query's judgements ``{corpus id: grade}`` (hub qrels), grades below 1 dropped."""
+    return {str(doc): int(grade) for doc, grade in judged.items() if int(grade) >= 1}
+
+
+def _score_results(
+    subset: Subset, results: SearchResults, relevant: Mapping[str, Mapping[str, int]]
+) -> MtebReport:
+    """trec metrics and nAUC of the reference's search ``results``, every query id scored
+    (one without a relevant or retrieved document scores 0); a judged document missing from
+    the corpus is never retrieved but counts among its query's relevant ones."""
+    from audiobench.metrics.abstention import nauc_scores
+    from audiobench.metrics.trec_retrieval import trec_means, trec_per_query
+
+    columns = list(results.corpus_ids)
+    index = {cid: j for j, cid in enumerate(columns)}
+    for qid in results.query_ids:
+        for doc in relevant.get(qid, {}):
+            if doc not in index:  # judged but not in the corpus
+                index[doc] = len(columns)
+                columns.append(doc)
+    extra = len(columns) - len(results.corpus_ids)
+    scores = np.pad(results.scores, ((0, 0), (0, extra)))
+    retrieved = np.pad(results.retrieved, ((0, 0), (0, extra)))
+    grades = [
+        {index[doc]: grade for doc, grade in relevant.get(qid, {}).items()}
+        for qid in results.query_ids
+    ]
     try:
-        metrics = trec_retrieval_scores(
-            scores, relevance, candidates=candidates, corpus_ids=doc_ids, on_missing="skip"
+        per_query = trec_per_query(
+            scores,
+            grades,
+            candidates=retrieved,
+            corpus_ids=columns,
+            on_missing="zero",
+            allow_empty_candidates=True,
         )
     except ValueError as exc:
         raise error_in_context(exc, subset.where) from exc
-    judged = sum(1 for r in relevance if r)
+    abstention = nauc_scores(
+        {k: v for k, v in per_query.items() if not k.startswith("hit_rate")},
+        [results.retrieved_scores(q) for q in range(len(results.query_ids))],
+    )
+    subset.details["queries"] = {
+        "n_query_ids": len(results.query_ids),
+        "n_without_relevant": sum(not g for g in grades),
+        "n_without_results": int((~results.retrieved.any(axis=1)).sum()),
+        "n_judged_documents_missing": extra,
+    }
     return MtebRankingReport.model_validate(
-        {**metrics, "n_samples": judged, "n_documents": len(doc_ids)}
+        {
+            **trec_means(per_query),
+            **abstention,
+            "n_samples": len(results.query_ids),
+            "n_documents": len(results.corpus_ids),
+        }
     )
 
 
@@ -393,24 +460,28 @@ def retrieval_report(
     d_matrix: np.ndarray,
     relevance: list[list[int]],
 ) -> MtebReport:
-    """trec metrics of the embedded queries against the embedded documents.
+    """trec metrics of the embedded queries against the embedded documents, as the reference
+    gathers them (:func:`~audiobench.metrics.mteb_search.corpus_search`).
 
     ``queries`` and ``documents`` are the retrieval family's items (a clip, and its text or
-    None for its audio); a document's id is its clip's id, with ``-<i>`` appended when the
-    clip gives several documents (captions), so ties fall as the reference breaks them.
+    None for its audio). Rows sharing an id collapse into one query or document, as the
+    reference keys them by id. A query's relevant documents are its clip's hub judgements
+    (``metadata["judgements"]``: graded, documents missing from the corpus included) where it
+    has them, else ``relevance`` (grade 1).
     """
-    per_clip = Counter(item.clip.id for item in documents)
-    seen: Counter[str] = Counter()
-    doc_ids = []
-    for item in documents:
-        source = str(item.clip.metadata.get("doc_id", item.clip.id))
-        if per_clip[item.clip.id] > 1:
-            source = f"{source}-{seen[item.clip.id]}"
-            seen[item.clip.id] += 1
-        doc_ids.append(source)
-    report = _ranking_report(subset, q_matrix, d_matrix, relevance, doc_ids)
-    subset.details["skipped_queries"] = {"n_no_relevant": len(queries) - (report.n_samples or 0)}
-    return report
+    from audiobench.metrics.cosine_scores import cosine_score_matrix
+    from audiobench.metrics.mteb_search import corpus_search
+
+    q_keys, d_keys = _item_keys(queries), _item_keys(documents)
+    relevant: dict[str, dict[str, int]] = {}
+    for item, key, docs in zip(queries, q_keys, relevance, strict=True):
+        judged = item.clip.metadata.get("judgements")
+        grades = _grades(judged) if judged is not None else {d_keys[d]: 1 for d in docs}
+        merged = relevant.setdefault(key, {})
+        for doc, grade in grades.items():
+            merged[doc] = max(grade, merged.get(doc, 0))
+    results = corpus_search(cosine_score_matrix(q_matrix, d_matrix), q_keys, d_keys)
+    return _score_results(subset, results, relevant)
 
 
 def reranking_report(
@@ -421,31 +492,34 @@ def reranking_report(
     cand_matrix: np.ndarray,
     n_queries: int,
 ) -> MtebReport:
-    """trec metrics of each query's ranking of its own candidates.
+    """trec metrics of each query's ranking of its own candidates, as the reference gathers
+    them (:func:`~audiobench.metrics.mteb_search.rerank_search`).
 
     ``queries`` are the embedded query clips of the subset's ``n_queries``, each with its
-    embedded candidates and its positives; ``q_matrix`` holds their audio embeddings.
+    embedded candidates (in its list's order; none: the query scores 0) and its positives
+    (or, where the clip has them, its hub judgements, graded); ``q_matrix`` holds their
+    audio embeddings.
     """
-    lists = [list(dict.fromkeys(cands)) for _, cands, _ in queries]
-    kept = [i for i, cands in enumerate(lists) if cands]
-    if not kept:
-        raise DataError(f"{subset.where}: no embedded query has an embedded candidate")
-    listed = dict.fromkeys(doc for i in kept for doc in [*lists[i], *queries[i][2]])
-    doc_index = {doc: j for j, doc in enumerate(listed)}
-    documents = np.zeros((len(doc_index), cand_matrix.shape[1]), dtype=np.float64)
-    for doc, j in doc_index.items():
-        if doc in cand_rows:  # a positive outside every list is never ranked: no vector needed
-            documents[j] = cand_matrix[cand_rows[doc]]
-    relevance = [sorted({doc_index[p] for p in queries[i][2]}) for i in kept]
-    candidates = [[doc_index[c] for c in lists[i]] for i in kept]
-    report = _ranking_report(
-        subset, q_matrix[kept], documents, relevance, list(doc_index), candidates
-    )
-    subset.details["skipped_queries"] = {
-        "n_empty": len(queries) - len(kept),
-        "n_no_relevant": len(kept) - (report.n_samples or 0),
-        "n_unembedded": n_queries - len(queries),
-    }
+    from audiobench.metrics.cosine_scores import cosine_score_matrix
+    from audiobench.metrics.mteb_search import rerank_search
+
+    if not queries:
+        raise DataError(f"{subset.where}: no query could be embedded")
+    doc_ids = list(cand_rows)
+    documents = np.asarray(cand_matrix)[[cand_rows[doc] for doc in doc_ids]]
+    column = {doc: j for j, doc in enumerate(doc_ids)}
+    q_keys = [source_id(clip) for clip, _, _ in queries]
+    relevant: dict[str, dict[str, int]] = {}
+    for (clip, _, positives), key in zip(queries, q_keys, strict=True):
+        judged = clip.metadata.get("judgements")
+        grades = _grades(judged) if judged is not None else dict.fromkeys(positives, 1)
+        merged = relevant.setdefault(key, {})
+        for doc, grade in grades.items():
+            merged[doc] = max(grade, merged.get(doc, 0))
+    scores = cosine_score_matrix(q_matrix, documents)
+    listed = [[column[c] for c in cands] for _, cands, _ in queries]
+    report = _score_results(subset, rerank_search(scores, q_keys, doc_ids, listed), relevant)
+    subset.details["queries"]["n_unembedded"] = n_queries - len(queries)
     return report
 
 

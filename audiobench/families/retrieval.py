@@ -38,7 +38,8 @@ cosine similarity, exact or faiss ranking (``index``, ``depth``), ``mrr``, ``map
 ``ndcg@<k>``, ``hit@<k>``, ``recall@<k>`` (the report names the cut-off metrics after the
 ``ks`` and ``ndcg_k`` options); ``"mteb"`` (:mod:`audiobench.evaluators.mteb`): as MTEB scores
 MAEB's retrieval tasks (float32 cosine, the trec metrics at MTEB's cut-offs, ties by
-decreasing document id, queries without a relevant document left out).
+decreasing document id, rows sharing an id collapsed and every judged query scored, one
+without a relevant document scoring 0).
 
 **Bad input.** A query without any relevant document makes audiobench's metrics undefined: an
 error naming the queries (``on_missing="raise"``, default), or with ``on_missing="skip"`` it is

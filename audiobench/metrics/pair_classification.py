@@ -7,8 +7,13 @@ Each pair (a_i, b_i) gets a similarity score s_i, higher meaning more alike, fro
 - ``euclidean``: −‖a − b‖₂ and ``manhattan``: −‖a − b‖₁ (distances negated, so that higher
   is more similar for every function).
 
-Scores are computed in float64. Every metric below reads only the scores and the labels
-y_i ∈ {0, 1}; both classes must be present (the metrics are undefined otherwise).
+Scores are computed in float64 by default. With ``precision="float32"`` they are computed as
+MTEB computes them, in float32 from float32 embeddings: cosine as 1 − ½‖â − b̂‖² of the rows
+scaled to unit norm (scikit-learn's paired cosine distance), the distances as ‖a − b‖₂ and
+Σ|a − b|, the dot product row by row, and the encoder's own similarity (``similarity_*``) as
+⟨â, b̂⟩; the float32 values then enter the metrics as float64, as MTEB's lists of scores do.
+Every metric below reads only the scores and the labels y_i ∈ {0, 1}; both classes must be
+present (the metrics are undefined otherwise).
 
 **Thresholds.** Sort the scores in decreasing order, s_(1) ≥ s_(2) ≥ … ≥ s_(n). A threshold
 can only sit between two *different* consecutive scores (it cannot split tied pairs, so the
@@ -39,6 +44,7 @@ evaluator, whose threshold search and keys it reproduces (MTEB does not report t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -48,6 +54,7 @@ from audiobench.metrics.validation import describe_clips, validate_embeddings
 __all__ = [
     "PAIR_METRICS",
     "PAIR_SIMILARITIES",
+    "Precision",
     "average_precision",
     "best_accuracy_threshold",
     "best_f1_threshold",
@@ -74,15 +81,45 @@ def _embedding_pairs(embeddings1: object, embeddings2: object) -> tuple[np.ndarr
     return a, b
 
 
+Precision = Literal["float64", "float32"]
+
+
+def _float32_similarities(
+    a: np.ndarray, b: np.ndarray, functions: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """The pair scores in float32, in MTEB's arithmetic (see the module docstring)."""
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    unit_a = a32 / np.sqrt(np.einsum("ij,ij->i", a32, a32))[:, None]
+    unit_b = b32 / np.sqrt(np.einsum("ij,ij->i", b32, b32))[:, None]
+    diff = a32 - b32
+    out: dict[str, np.ndarray] = {}
+    for name in functions:
+        if name == "cosine":
+            gap = unit_a - unit_b
+            out[name] = np.float32(1) - np.float32(0.5) * np.einsum("ij,ij->i", gap, gap)
+        elif name == "dot":
+            out[name] = np.array([np.dot(x, y) for x, y in zip(a32, b32, strict=True)])
+        elif name == "euclidean":
+            out[name] = -np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        else:
+            out[name] = -np.abs(diff).sum(axis=1)
+    out["similarity"] = np.einsum("ij,ij->i", unit_a, unit_b)
+    return {k: v.astype(np.float32).astype(np.float64) for k, v in out.items()}
+
+
 def pair_similarities(
     embeddings1: object,
     embeddings2: object,
     functions: Sequence[str] = PAIR_SIMILARITIES,
+    *,
+    precision: Precision = "float64",
 ) -> dict[str, np.ndarray]:
     """Similarity of each pair (row i of ``embeddings1`` with row i of ``embeddings2``).
 
     Returns ``{function: float64 array [n_pairs]}`` for each requested function of
-    :data:`PAIR_SIMILARITIES`; euclidean and manhattan are negated distances.
+    :data:`PAIR_SIMILARITIES`; euclidean and manhattan are negated distances. With
+    ``precision="float32"`` the scores are MTEB's float32 ones (held as float64), and a
+    ``"similarity"`` entry holds the cosine of the unit rows (MTEB's model similarity).
 
     Raises
     ------
@@ -95,18 +132,22 @@ def pair_similarities(
     unknown = [name for name in functions if name not in PAIR_SIMILARITIES]
     if unknown:
         raise ValueError(f"unknown similarity {unknown[0]!r}; expected one of {PAIR_SIMILARITIES}")
+    if precision not in ("float64", "float32"):
+        raise ValueError(f"precision must be 'float64' or 'float32', got {precision!r}")
     a, b = _embedding_pairs(embeddings1, embeddings2)
+    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    zero = np.flatnonzero(norms == 0)
+    if zero.size and ("cosine" in functions or precision == "float32"):
+        raise InvalidEmbeddingsError(
+            f"cosine is undefined for zero vectors: {zero.size} pair(s) (indices: "
+            f"{describe_clips(zero.tolist())})",
+            zero.tolist(),
+        )
+    if precision == "float32":
+        return _float32_similarities(a, b, functions)
     out: dict[str, np.ndarray] = {}
     for name in functions:
         if name == "cosine":
-            norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
-            zero = np.flatnonzero(norms == 0)
-            if zero.size:
-                raise InvalidEmbeddingsError(
-                    f"cosine is undefined for zero vectors: {zero.size} pair(s) (indices: "
-                    f"{describe_clips(zero.tolist())})",
-                    zero.tolist(),
-                )
             out[name] = np.einsum("ij,ij->i", a, b) / norms
         elif name == "dot":
             out[name] = np.einsum("ij,ij->i", a, b)
@@ -237,6 +278,7 @@ def pair_classification_scores(
     *,
     functions: Sequence[str] = PAIR_SIMILARITIES,
     model_similarity: str | None = "cosine",
+    precision: Precision = "float64",
 ) -> dict[str, float]:
     """The pair classification report of embedded pairs; main score ``max_ap``.
 
@@ -251,7 +293,11 @@ def pair_classification_scores(
     model_similarity:
         The encoder's own similarity function (one of ``functions``), reported a second time
         under the ``similarity_`` prefix as MTEB does (it changes no ``max_*`` value); None
-        leaves those keys out.
+        leaves those keys out. Under ``precision="float32"`` a cosine model similarity is
+        computed as MTEB's model computes it (the dot product of the unit rows), so its keys
+        may differ from ``cosine_*`` in the last float32 digit.
+    precision:
+        ``"float64"`` (default) or ``"float32"``: MTEB's arithmetic (see the module docstring).
 
     Returns
     -------
@@ -266,7 +312,8 @@ def pair_classification_scores(
         )
     if not functions:
         raise ValueError("functions must name at least one similarity")
-    similarities = pair_similarities(embeddings1, embeddings2, functions)
+    similarities = pair_similarities(embeddings1, embeddings2, functions, precision=precision)
+    model_scores = similarities.pop("similarity", None)
     y = np.asarray(labels)
     if y.ndim != 1 or y.shape[0] != next(iter(similarities.values())).shape[0]:
         raise ValueError(f"labels must be 1-D with one value per pair, got shape {y.shape}")
@@ -277,7 +324,10 @@ def pair_classification_scores(
         for metric, value in per_function[name].items():
             report[f"{name}_{metric}"] = value
     if model_similarity is not None:
-        for metric, value in per_function[model_similarity].items():
+        own = per_function[model_similarity]
+        if model_scores is not None and model_similarity == "cosine":
+            own = pair_classification_metrics(model_scores, y)
+        for metric, value in own.items():
             report[f"similarity_{metric}"] = value
     for metric in PAIR_METRICS:
         report[f"max_{metric}"] = max(values[metric] for values in per_function.values())

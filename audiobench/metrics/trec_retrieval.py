@@ -43,7 +43,7 @@ import numpy as np
 from audiobench.metrics.retrieval import ranks_from_scores, real_matrix, relevance_pairs
 from audiobench.metrics.validation import check_ks, describe_clips
 
-__all__ = ["TREC_K_VALUES", "TREC_METRICS", "trec_retrieval_scores"]
+__all__ = ["TREC_K_VALUES", "TREC_METRICS", "trec_means", "trec_per_query", "trec_retrieval_scores"]
 
 #: MTEB's retrieval cut-offs.
 TREC_K_VALUES: tuple[int, ...] = (1, 3, 5, 10, 20, 100, 1000)
@@ -72,7 +72,9 @@ def _corpus_order(corpus_ids: Sequence[object] | None, n_docs: int) -> np.ndarra
     return np.asarray(sorted(range(n_docs), key=lambda j: names[j], reverse=True), dtype=np.int64)
 
 
-def _candidate_mask(candidates: object, n_queries: int, n_docs: int) -> np.ndarray:
+def _candidate_mask(
+    candidates: object, n_queries: int, n_docs: int, allow_empty: bool = False
+) -> np.ndarray:
     if isinstance(candidates, np.ndarray) and candidates.ndim == 2:
         if candidates.shape != (n_queries, n_docs) or candidates.dtype != np.bool_:
             raise ValueError(
@@ -106,7 +108,7 @@ def _candidate_mask(candidates: object, n_queries: int, n_docs: int) -> np.ndarr
                 )
             mask[q, indices] = True
     empty = np.flatnonzero(~mask.any(axis=1))
-    if empty.size:
+    if empty.size and not allow_empty:
         raise ValueError(
             f"{empty.size} queries have no candidate (indices: {describe_clips(empty.tolist())})"
         )
@@ -122,6 +124,7 @@ def trec_retrieval_scores(
     k_values: Sequence[int] = TREC_K_VALUES,
     on_missing: OnMissingRelevant = "raise",
     decimals: int | None = 5,
+    allow_empty_candidates: bool = False,
 ) -> dict[str, float]:
     """trec_eval's retrieval metrics at each k, and MRR@k (see the module docstring).
 
@@ -146,12 +149,54 @@ def trec_retrieval_scores(
         ``"skip"``.
     decimals:
         Round every mean except MRR to this many decimals (MTEB's 5); None to keep them exact.
+    allow_empty_candidates:
+        Accept a query with no candidate (nothing is ranked for it: every metric 0, as MTEB
+        scores a reranking query without a ranked list); otherwise an error.
 
     Returns
     -------
     dict
         ``{family}_at_{k}`` for each family of :data:`TREC_METRICS` and k, and ``accuracy``.
     """
+    ks = sorted(set(check_ks(k_values, name="k_values")))
+    per_query = trec_per_query(
+        scores,
+        relevance,
+        candidates=candidates,
+        corpus_ids=corpus_ids,
+        k_values=ks,
+        on_missing=on_missing,
+        allow_empty_candidates=allow_empty_candidates,
+    )
+    return trec_means(per_query, decimals)
+
+
+def trec_means(per_query: dict[str, np.ndarray], decimals: int | None = 5) -> dict[str, float]:
+    """The means of :func:`trec_per_query`'s values, every family but MRR rounded to
+    ``decimals`` (None: exact), and ``accuracy`` (``recall_at_1``) when k = 1 is among them."""
+    report: dict[str, float] = {}
+    for key, values in per_query.items():
+        mean = float(np.mean(values))
+        if decimals is not None and key.rsplit("_at_", 1)[0] in ROUNDED_METRICS:
+            mean = round(mean, decimals)
+        report[key] = mean
+    if "recall_at_1" in report:
+        report["accuracy"] = report["recall_at_1"]
+    return report
+
+
+def trec_per_query(
+    scores: object,
+    relevance: object,
+    *,
+    candidates: object | None = None,
+    corpus_ids: Sequence[object] | None = None,
+    k_values: Sequence[int] = TREC_K_VALUES,
+    on_missing: OnMissingRelevant = "raise",
+    allow_empty_candidates: bool = False,
+) -> dict[str, np.ndarray]:
+    """Each evaluated query's ``{family}_at_{k}`` (unrounded), in query order: the values
+    :func:`trec_retrieval_scores` averages (same parameters)."""
     if on_missing not in ("raise", "zero", "skip"):
         raise ValueError(f"on_missing must be 'raise', 'zero' or 'skip', got {on_missing!r}")
     ks = sorted(set(check_ks(k_values, name="k_values")))
@@ -170,7 +215,9 @@ def trec_retrieval_scores(
     ranked = matrix[:, order]
     retrievable = None
     if candidates is not None:
-        retrievable = _candidate_mask(candidates, n_queries, n_docs)[:, order]
+        retrievable = _candidate_mask(
+            candidates, n_queries, n_docs, allow_empty=allow_empty_candidates
+        )[:, order]
         ranked = np.where(retrievable, ranked, -np.inf)
     # Stable ranking of the id-ordered columns breaks ties by decreasing id.
     rank = ranks_from_scores(ranked, query, position_of[doc])
@@ -208,7 +255,7 @@ def trec_retrieval_scores(
     def per_query(values: np.ndarray) -> np.ndarray:
         return np.bincount(q_sorted, weights=values, minlength=n_queries)
 
-    report: dict[str, float] = {}
+    per_q: dict[str, np.ndarray] = {}
     for k in ks:
         within = r_sorted <= k
         found = per_query(within.astype(np.float64))
@@ -222,15 +269,6 @@ def trec_retrieval_scores(
             "mrr": np.where(best <= k, 1.0 / best, 0.0),
             "hit_rate": (found > 0).astype(np.float64),
         }
-        for family, per_q in values.items():
-            mean = float(np.mean(per_q[evaluated]))
-            if decimals is not None and family in ROUNDED_METRICS:
-                mean = round(mean, decimals)
-            report[f"{family}_at_{k}"] = mean
-    if 1 in ks:
-        report["accuracy"] = report["recall_at_1"]
-    return {
-        key: report[key]
-        for key in [f"{family}_at_{k}" for family in TREC_METRICS for k in ks]
-        + (["accuracy"] if 1 in ks else [])
-    }
+        for family, values_k in values.items():
+            per_q[f"{family}_at_{k}"] = values_k[evaluated]
+    return {key: per_q[key] for key in [f"{family}_at_{k}" for family in TREC_METRICS for k in ks]}

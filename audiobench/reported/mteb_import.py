@@ -86,6 +86,9 @@ REASONS = (
 
 #: Published keys kept apart from the metric keys (what the entry is, not a score).
 _ENTRY_KEYS = frozenset({"hf_subset", "languages", "main_score"})
+#: The prefix MTEB's files before 2.5 give the hit rate (``cv_recall_at_5``), read as
+#: ``hit_rate_at_<k>``.
+_LEGACY_HIT_RATE = "cv_recall_at_"
 _METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -317,6 +320,11 @@ def _report_fields(
             metrics[key] = _number(value)
         else:
             dropped.append(key)
+    for key in [k for k in metrics if k.startswith(_LEGACY_HIT_RATE)]:
+        # MTEB before 2.5 called the hit rate cv_recall (trec_eval's success@k).
+        renamed = "hit_rate_at_" + key.removeprefix(_LEGACY_HIT_RATE)
+        metrics.setdefault(renamed, metrics[key])
+        del metrics[key]
     return metrics, experiments, dropped
 
 

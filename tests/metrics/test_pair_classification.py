@@ -196,3 +196,57 @@ def test_invalid_embeddings() -> None:
     assert set(pair_similarities(zero, a, ["dot", "euclidean"])) == {"dot", "euclidean"}
     with pytest.raises(ValueError, match="model_similarity"):
         pair_classification_scores(a, a, [0, 1, 1], functions=["dot"])
+
+
+# ---------------------------------------------------------------------------- float32 (MTEB)
+
+
+def test_float32_pair_scores_by_hand() -> None:
+    from audiobench.metrics.pair_classification import pair_similarities
+
+    a = np.array([[3.0, 4.0], [1.0, 0.0]])
+    b = np.array([[4.0, 3.0], [0.0, 2.0]])
+    out = pair_similarities(a, b, precision="float32")
+    f32 = np.float32
+    assert out["cosine"].tolist() == pytest.approx([0.96, 0.0], abs=1e-7)
+    assert out["dot"].tolist() == [24.0, 0.0]
+    assert out["euclidean"].tolist() == [float(-np.sqrt(f32(2))), float(-np.sqrt(f32(5)))]
+    assert out["manhattan"].tolist() == [-2.0, -3.0]
+    assert out["similarity"].tolist() == pytest.approx([0.96, 0.0], abs=1e-7)
+    # Every value is a float32 number.
+    for values in out.values():
+        assert np.array_equal(values, values.astype(np.float32).astype(np.float64))
+
+
+def test_float32_pair_scores_match_sklearns_paired_distances() -> None:
+    from sklearn.metrics.pairwise import (
+        paired_cosine_distances,
+        paired_euclidean_distances,
+        paired_manhattan_distances,
+    )
+
+    from audiobench.metrics.pair_classification import pair_similarities
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((50, 16)).astype(np.float32)
+    b = rng.standard_normal((50, 16)).astype(np.float32)
+    out = pair_similarities(a, b, precision="float32")
+    np.testing.assert_allclose(out["cosine"], 1 - paired_cosine_distances(a, b), rtol=0, atol=2e-7)
+    np.testing.assert_allclose(out["euclidean"], -paired_euclidean_distances(a, b), rtol=1e-6)
+    np.testing.assert_allclose(out["manhattan"], -paired_manhattan_distances(a, b), rtol=1e-6)
+    exact = pair_similarities(a, b)  # float64: within float32 rounding of it
+    for name in ("cosine", "dot", "euclidean", "manhattan"):
+        np.testing.assert_allclose(out[name], exact[name], rtol=1e-5, atol=1e-6)
+
+
+def test_float32_report_scores_the_models_similarity_separately() -> None:
+    from audiobench.metrics.pair_classification import pair_classification_scores
+
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((40, 8)), rng.standard_normal((40, 8))
+    labels = np.arange(40) % 2
+    r32 = pair_classification_scores(a, b, labels, precision="float32")
+    r64 = pair_classification_scores(a, b, labels)
+    assert set(r32) == set(r64)
+    for key, value in r64.items():
+        assert r32[key] == pytest.approx(value, abs=1e-5), key

@@ -172,3 +172,28 @@ def test_invalid_inputs(kwargs: dict[str, object], message: str) -> None:
     arguments: dict[str, object] = {"scores": SCORES, "relevance": GRADES} | kwargs
     with pytest.raises(ValueError, match=message):
         trec_retrieval_scores(**arguments)  # type: ignore[arg-type]
+
+
+def test_per_query_values_average_to_the_scores_and_an_empty_list_scores_zero() -> None:
+    from audiobench.metrics.trec_retrieval import trec_per_query
+
+    scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.4], [0.3, 0.3, 0.3]])
+    relevance = [{0: 2, 2: 1}, [1], [2]]
+    candidates = [[0, 1, 2], [0, 1], []]  # the last query has nothing to rank
+    per_query = trec_per_query(
+        scores, relevance, candidates=candidates, on_missing="zero", allow_empty_candidates=True
+    )
+    means = trec_retrieval_scores(
+        scores,
+        relevance,
+        candidates=candidates,
+        on_missing="zero",
+        allow_empty_candidates=True,
+        decimals=None,
+    )
+    for key, values in per_query.items():
+        assert values.shape == (3,) and means[key] == pytest.approx(values.mean())
+    assert all(values[2] == 0 for values in per_query.values())
+    # Query 0: d0 (gain 2) at rank 1, d2 (gain 1) at rank 2 -> the ideal order, nDCG 1.
+    assert per_query["ndcg_at_10"][0] == pytest.approx(1.0)
+    assert per_query["mrr_at_1"].tolist() == [1.0, 1.0, 0.0]

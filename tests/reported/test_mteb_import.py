@@ -310,3 +310,30 @@ def test_a_file_results_validate_would_refuse_is_refused_with_its_problems(
     assert refusal.reason == "fails validation" and summary.written == []
     assert refusal.message.startswith("model.name: '=cmd|calc' is not a safe name")
     assert not (tmp_path / "out").exists()  # nothing half-written
+
+
+def test_legacy_cv_recall_reads_as_the_hit_rate(tmp_path: Path) -> None:
+    # MTEB before 2.5 wrote the hit rate as cv_recall_at_<k> (a real CommonVoice file's shape).
+    folder = model_dir(tmp_path / "mteb")
+    data = task_file("UrbanSound8KT2ARetrieval")
+    (entries,) = data["scores"].values()
+    for entry in entries:
+        for key in [k for k in entry if k.startswith("hit_rate_at_")]:
+            entry[key.replace("hit_rate_at_", "cv_recall_at_")] = entry.pop(key)
+    write_task_file(folder, data)
+    (path,) = import_mteb(tmp_path / "mteb", tmp_path / "out").written
+    report = load_result(path).scores["default"]
+    assert report["hit_rate_at_5"] == entries[0]["cv_recall_at_5"]
+    assert not any(k.startswith("cv_recall") for k in report)
+
+
+def test_a_published_mrr_may_break_ties_apart_from_the_hit_rate(tmp_path: Path) -> None:
+    # A real JamAltLyricA2TRetrieval file: mrr_at_1 0.393057 beside hit_rate_at_1 0.3897
+    # (older MTEB versions ranked tied documents for MRR in insertion order).
+    folder = model_dir(tmp_path / "mteb")
+    data = task_file("UrbanSound8KT2ARetrieval")
+    (entries,) = data["scores"].values()
+    entries[0]["mrr_at_1"] = min(1.0, entries[0]["hit_rate_at_1"] + 0.003)
+    write_task_file(folder, data)
+    (path,) = import_mteb(tmp_path / "mteb", tmp_path / "out").written
+    assert load_result(path).scores["default"]["mrr_at_1"] == entries[0]["mrr_at_1"]
