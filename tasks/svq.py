@@ -33,6 +33,8 @@ from audiobench.task import DatasetSource
 __all__ = [
     "INDEX_FILE",
     "SVQ_CITATION",
+    "SVQ_CROSS_LANG_LOCALES",
+    "SVQ_IN_LANG_LOCALES",
     "SVQ_LICENSE",
     "SVQ_LOCALES",
     "SVQ_REFERENCE",
@@ -84,6 +86,19 @@ SVQ_LOCALES: dict[str, tuple[str, str]] = {
     "ur_in": ("UrIn", "ur-IN"),
     "ur_pk": ("UrPk", "ur-PK"),
 }
+
+#: The locales of MSEB's in-language passage, document and span tasks (17): those whose
+#: questions have Wikipedia pages in their own language.
+SVQ_IN_LANG_LOCALES: tuple[str, ...] = (
+    *("ar_eg", "ar_x_gulf", "ar_x_levant", "ar_x_maghrebi", "bn_bd", "bn_in", "en_au"),
+    *("en_gb", "en_in", "en_ph", "en_us", "fi_fi", "id_id", "ko_kr", "ru_ru", "sw", "te_in"),
+)
+#: The locales of MSEB's cross-language tasks (19): questions answered from English pages.
+SVQ_CROSS_LANG_LOCALES: tuple[str, ...] = (
+    *("ar_eg", "ar_x_gulf", "ar_x_levant", "ar_x_maghrebi", "bn_bd", "bn_in", "fi_fi"),
+    *("gu_in", "hi_in", "ja_jp", "kn_in", "ko_kr", "ml_in", "mr_in", "ru_ru", "ta_in"),
+    *("te_in", "ur_in", "ur_pk"),
+)
 
 
 def svq_folder(name: str, local_copy: Path | None, revision: str | None, task_file: str) -> Path:
