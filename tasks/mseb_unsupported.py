@@ -1,0 +1,148 @@
+"""MSEB's tasks that audiobench does not score yet, each with the reason.
+
+MSEB (1.0.0) registers 429 tasks. The ones audiobench declares are registered under MSEB's
+names by the ``audiobench.task_catalogues`` entry points (``svq-*``); the rest are listed here,
+so that ``audiobench list tasks --json`` accounts for all 429 (``"unsupported"`` holds the
+reason) and ``--task NAME`` on one of them is an error giving the reason. A reason starting
+"needs" names what audiobench lacks. The names are generated from the same locale tables as
+the declared tasks (:mod:`audiobench.tasks.svq`).
+"""
+
+from __future__ import annotations
+
+from audiobench.registry import UnsupportedTask
+from audiobench.tasks.svq import (
+    SVQ_CROSS_LANG_LOCALES,
+    SVQ_IN_LANG_LOCALES,
+    SVQ_LOCALES,
+)
+
+__all__ = ["MSEB_UNSUPPORTED", "SPEECH_MASSIVE_LOCALES"]
+
+_SVQ = "google/svq"
+_MASSIVE_ID = "FBK-MT/Speech-MASSIVE-test"
+_BIRDSET_ID = "DBD-research-group/BirdSet"
+_FSD50K_ID = "Fhrozen/FSD50k"
+_IMAGE = "needs image input (audiobench encodes audio and text only)"
+_BRAIN = (
+    "needs fMRI responses (HuthLab story recordings, not a hub dataset) and a brain-encoding "
+    "family (ridge regression over time-aligned frames); audiobench has neither"
+)
+_WIKIPEDIA = (
+    "needs the full Wikipedia of the question's language as documents, which MSEB reads from "
+    "TensorFlow Datasets (wikipedia/20190301.<lang>), not from the hub; audiobench reads hub "
+    "datasets and local copies (the SmallIndex variant of this task is the same queries "
+    "against SVQ's own document index)"
+)
+_VECTOR = (
+    "needs MSEB's scoring protocol for the {family} family (protocol 'mseb': raw dot "
+    "product, MSEB's metrics and noise slices), which is not in this build"
+)
+_SPEECH_MASSIVE = (
+    "needs a reader for Speech-MASSIVE's test parquet files (FBK-MT/Speech-MASSIVE-test, "
+    "<locale>/test-*.parquet), not written yet"
+)
+_BIRDSET = (
+    "needs a reader for BirdSet's 5-second test segments with their eBird class lists "
+    "(DBD-research-group/BirdSet, a local cache in MSEB), not written yet"
+)
+_FSD50K = (
+    "needs a reader for the FSD50K evaluation clips as MSEB reads them (Fhrozen/FSD50k, "
+    "labels/eval.csv; audiobench's FSD50K task reads another copy), not written yet"
+)
+
+#: Speech-MASSIVE's 12 locales in MSEB: locale -> the task-name part.
+SPEECH_MASSIVE_LOCALES: dict[str, str] = {
+    "ar_sa": "ArSa",
+    "de_de": "DeDe",
+    "es_es": "EsEs",
+    "fr_fr": "FrFr",
+    "hu_hu": "HuHu",
+    "ko_kr": "KoKr",
+    "nl_nl": "NlNl",
+    "pl_pl": "PlPl",
+    "pt_pt": "PtPt",
+    "ru_ru": "RuRu",
+    "tr_tr": "TrTr",
+    "vi_vn": "ViVn",
+}
+#: BirdSet's 10 test configurations in MSEB.
+_BIRDSET_CONFIGS = ("HSN", "NBP", "NES", "PER", "POW", "SNE", "SSW", "UHH", "XCL", "XCM")
+
+_RETRIEVAL = ("retrieval", "MRR")
+_IN, _CROSS, _ALL = SVQ_IN_LANG_LOCALES, SVQ_CROSS_LANG_LOCALES, tuple(SVQ_LOCALES)
+
+#: SVQ kinds not declared here: kind -> (MSEB type, (family, MSEB main metric), locales,
+#: reason).
+_SVQ_KINDS: dict[str, tuple[str, tuple[str, str], tuple[str, ...], str]] = {
+    "DocumentInLangRetrieval": ("DocumentInLangRetrieval", _RETRIEVAL, _IN, _WIKIPEDIA),
+    "DocumentCrossLangRetrieval": ("DocumentCrossLangRetrieval", _RETRIEVAL, _CROSS, _WIKIPEDIA),
+    "DocumentInLangRetrievalSmallIndex": ("DocumentInLangRetrieval", _RETRIEVAL, _IN, _VECTOR),
+    "DocumentCrossLangRetrievalSmallIndex": (
+        "DocumentCrossLangRetrieval",
+        _RETRIEVAL,
+        _CROSS,
+        _VECTOR,
+    ),
+    "PassageInLangRetrieval": ("PassageInLangRetrieval", _RETRIEVAL, _IN, _VECTOR),
+    "PassageCrossLangRetrieval": ("PassageCrossLangRetrieval", _RETRIEVAL, _CROSS, _VECTOR),
+    "QueryReranking": ("QueryReranking", ("reranking", "MAP"), _ALL, _VECTOR),
+    "SalientTermReranking": ("SalientTermReranking", ("reranking", "NDCG"), _ALL, _VECTOR),
+    "SpeakerGenderClassification": (
+        "SpeakerGenderClassification",
+        ("zero_shot_classification", "Accuracy"),
+        _ALL,
+        _VECTOR,
+    ),
+    "Clustering": ("Clustering", ("clustering", "VMeasure"), _ALL, _VECTOR),
+}
+
+
+def _entry(
+    name: str, kind: str, family_main: tuple[str | None, str], dataset: str, reason: str
+) -> UnsupportedTask:
+    family, main = family_main
+    return UnsupportedTask(
+        name=name,
+        source=f"MSEB 1.0.0 {kind}",
+        family=family,
+        dataset=dataset,
+        revision=None,  # MSEB versions its data by labels, not hub commits
+        reason=reason.format(family=family),
+        protocol="mseb",
+        main_score=main,
+    )
+
+
+def _entries() -> list[UnsupportedTask]:
+    out = [
+        _entry(f"SVQ{SVQ_LOCALES[locale][0]}{kind}", mseb_type, family_main, _SVQ, reason)
+        for kind, (mseb_type, family_main, locales, reason) in _SVQ_KINDS.items()
+        for locale in locales
+    ]
+    for corpus, dataset in (
+        ("Flickr8k", "Flickr8k Audio (groups.csail.mit.edu, not a hub dataset)"),
+        ("SpokenCoco", "SpokenCOCO (groups.csail.mit.edu, not a hub dataset)"),
+    ):
+        for kind in ("ImageRetrieval", "SpeechRetrieval"):
+            out.append(_entry(f"{corpus}En{kind}", kind, _RETRIEVAL, dataset, _IMAGE))
+    brain = (None, "MeanCorrelation")
+    out.append(_entry("HuthLabBrainEncoding", "BrainEncoding", brain, "HuthLab fMRI", _BRAIN))
+    zero_shot = ("zero_shot_classification", "Accuracy")
+    for part in SPEECH_MASSIVE_LOCALES.values():
+        for kind in ("IntentClassification", "SpeakerGenderClassification"):
+            name = f"SpeechMassive{part}{kind}"
+            out.append(_entry(name, kind, zero_shot, _MASSIVE_ID, _SPEECH_MASSIVE))
+    multilabel, clustering = ("classification", "mAP"), ("clustering", "VMeasure")
+    for config in _BIRDSET_CONFIGS:
+        name = f"Birdset{config}Classification"
+        out.append(_entry(name, "Classification", multilabel, _BIRDSET_ID, _BIRDSET))
+        name = f"BirdsetClustering{config}"
+        out.append(_entry(name, "Clustering", clustering, _BIRDSET_ID, _BIRDSET))
+    name = "FSD50KTestClassification"
+    out.append(_entry(name, "Classification", multilabel, _FSD50K_ID, _FSD50K))
+    out.append(_entry("FSD50KTestClustering", "Clustering", clustering, _FSD50K_ID, _FSD50K))
+    return out
+
+
+MSEB_UNSUPPORTED: tuple[UnsupportedTask, ...] = tuple(_entries())
