@@ -31,6 +31,7 @@ BUILTIN_MODULES = (
     "audiobench.evaluators.stability",
     "audiobench.evaluators.transcription",
     "audiobench.evaluators.zero_shot_classification",
+    "audiobench.evaluators.mseb",
 )
 ENTRY_POINT_GROUP = "audiobench.evaluators"
 
