@@ -11,11 +11,7 @@ the declared tasks (:mod:`audiobench.tasks.svq`).
 from __future__ import annotations
 
 from audiobench.registry import UnsupportedTask
-from audiobench.tasks.svq import (
-    SVQ_CROSS_LANG_LOCALES,
-    SVQ_IN_LANG_LOCALES,
-    SVQ_LOCALES,
-)
+from audiobench.tasks.svq import SVQ_CROSS_LANG_LOCALES, SVQ_IN_LANG_LOCALES, SVQ_LOCALES
 
 __all__ = ["MSEB_UNSUPPORTED", "SPEECH_MASSIVE_LOCALES"]
 
@@ -33,10 +29,6 @@ _WIKIPEDIA = (
     "TensorFlow Datasets (wikipedia/20190301.<lang>), not from the hub; audiobench reads hub "
     "datasets and local copies (the SmallIndex variant of this task is the same queries "
     "against SVQ's own document index)"
-)
-_VECTOR = (
-    "needs MSEB's scoring protocol for the {family} family (protocol 'mseb': raw dot "
-    "product, MSEB's metrics and noise slices), which is not in this build"
 )
 _SPEECH_MASSIVE = (
     "needs a reader for Speech-MASSIVE's test parquet files (FBK-MT/Speech-MASSIVE-test, "
@@ -70,31 +62,13 @@ SPEECH_MASSIVE_LOCALES: dict[str, str] = {
 _BIRDSET_CONFIGS = ("HSN", "NBP", "NES", "PER", "POW", "SNE", "SSW", "UHH", "XCL", "XCM")
 
 _RETRIEVAL = ("retrieval", "MRR")
-_IN, _CROSS, _ALL = SVQ_IN_LANG_LOCALES, SVQ_CROSS_LANG_LOCALES, tuple(SVQ_LOCALES)
+_IN, _CROSS = SVQ_IN_LANG_LOCALES, SVQ_CROSS_LANG_LOCALES
 
-#: SVQ kinds not declared here: kind -> (MSEB type, (family, MSEB main metric), locales,
-#: reason).
+#: SVQ kinds not declared (the others are in :mod:`audiobench.tasks.svq_catalogue`):
+#: kind -> (MSEB type, (family, MSEB main metric), locales, reason).
 _SVQ_KINDS: dict[str, tuple[str, tuple[str, str], tuple[str, ...], str]] = {
     "DocumentInLangRetrieval": ("DocumentInLangRetrieval", _RETRIEVAL, _IN, _WIKIPEDIA),
     "DocumentCrossLangRetrieval": ("DocumentCrossLangRetrieval", _RETRIEVAL, _CROSS, _WIKIPEDIA),
-    "DocumentInLangRetrievalSmallIndex": ("DocumentInLangRetrieval", _RETRIEVAL, _IN, _VECTOR),
-    "DocumentCrossLangRetrievalSmallIndex": (
-        "DocumentCrossLangRetrieval",
-        _RETRIEVAL,
-        _CROSS,
-        _VECTOR,
-    ),
-    "PassageInLangRetrieval": ("PassageInLangRetrieval", _RETRIEVAL, _IN, _VECTOR),
-    "PassageCrossLangRetrieval": ("PassageCrossLangRetrieval", _RETRIEVAL, _CROSS, _VECTOR),
-    "QueryReranking": ("QueryReranking", ("reranking", "MAP"), _ALL, _VECTOR),
-    "SalientTermReranking": ("SalientTermReranking", ("reranking", "NDCG"), _ALL, _VECTOR),
-    "SpeakerGenderClassification": (
-        "SpeakerGenderClassification",
-        ("zero_shot_classification", "Accuracy"),
-        _ALL,
-        _VECTOR,
-    ),
-    "Clustering": ("Clustering", ("clustering", "VMeasure"), _ALL, _VECTOR),
 }
 
 
@@ -108,7 +82,7 @@ def _entry(
         family=family,
         dataset=dataset,
         revision=None,  # MSEB versions its data by labels, not hub commits
-        reason=reason.format(family=family),
+        reason=reason,
         protocol="mseb",
         main_score=main,
     )

@@ -41,6 +41,7 @@ __all__ = [
     "SVQ_SOURCE",
     "SvqUtterance",
     "svq_folder",
+    "svq_rows",
     "svq_task_rows",
     "svq_utterances",
 ]
@@ -174,6 +175,8 @@ class SvqUtterance:
     environment: str | None
     text: str | None
     audio: ArrowAudioRef
+    #: The index's speaker fields (``speaker_id``, ``speaker_age``, ``speaker_gender``...).
+    speaker: dict[str, Any] = field(default_factory=dict)
 
 
 def svq_utterances(folder: Path, name: str) -> dict[str, SvqUtterance]:
@@ -207,8 +210,16 @@ def svq_utterances(folder: Path, name: str) -> dict[str, SvqUtterance]:
                 column="waveform",
                 dataset_name=f"SVQ {shard}.parquet",
             ),
+            speaker={k: v for k, v in row.items() if k.startswith("speaker_")},
         )
     return out
+
+
+def svq_rows(folder: Path, file: str, name: str) -> Iterator[dict[str, Any]]:
+    """The rows of one of SVQ's JSON-lines files (an index of documents...), each with its
+    line number as ``_line``."""
+    for number, row in _jsonl(folder / file, name):
+        yield {**row, "_line": number}
 
 
 def svq_task_rows(folder: Path, task_file: str, name: str) -> Iterator[dict[str, Any]]:
