@@ -117,6 +117,10 @@ class Benchmark(BaseModel):
             for row in rows.values():
                 values = [row[name] for name in self.mean_of]
                 row[MEAN] = None if None in values else sum(values) / len(values)
+        return self.ranked(list(rows.values()))
+
+    def ranked(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``rows`` in rank order: by the first ``rank_by`` column a row has, best first."""
         higher = {c.name: c.higher_is_better for c in self.columns}
         higher[MEAN] = self.mean_higher_is_better
 
@@ -128,7 +132,7 @@ class Benchmark(BaseModel):
                     return (self.rank_by.index(name), sign * value, row["model"])
             return (len(self.rank_by), 0.0, row["model"])
 
-        return sorted(rows.values(), key=rank_key)
+        return sorted(rows, key=rank_key)
 
 
 def list_benchmarks() -> dict[str, Benchmark]:
