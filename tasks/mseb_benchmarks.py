@@ -14,6 +14,7 @@ from audiobench.mseb_benchmark import AVERAGED, MsebBenchmark
 from audiobench.task import Task
 from audiobench.tasks.reasoning import SVQ_REASONING_TASKS
 from audiobench.tasks.segmentation import SVQ_SEGMENTATION_TASKS
+from audiobench.tasks.speech_massive import SPEECH_MASSIVE_TASKS
 from audiobench.tasks.stability import SVQ_STABILITY_TASKS
 from audiobench.tasks.svq_catalogue import SVQ_EMBEDDING_TASKS
 from audiobench.tasks.transcription import SVQ_TRANSCRIPTION_TASKS
@@ -37,6 +38,7 @@ _DECLARED: tuple[type[Task], ...] = (
     *SVQ_REASONING_TASKS,
     *SVQ_STABILITY_TASKS,
     *SVQ_SEGMENTATION_TASKS,
+    *SPEECH_MASSIVE_TASKS,
 )
 
 

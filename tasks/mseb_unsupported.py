@@ -13,10 +13,9 @@ from __future__ import annotations
 from audiobench.registry import UnsupportedTask
 from audiobench.tasks.svq import SVQ_CROSS_LANG_LOCALES, SVQ_IN_LANG_LOCALES, SVQ_LOCALES
 
-__all__ = ["MSEB_UNSUPPORTED", "SPEECH_MASSIVE_LOCALES"]
+__all__ = ["MSEB_UNSUPPORTED"]
 
 _SVQ = "google/svq"
-_MASSIVE_ID = "FBK-MT/Speech-MASSIVE-test"
 _BIRDSET_ID = "DBD-research-group/BirdSet"
 _FSD50K_ID = "Fhrozen/FSD50k"
 _IMAGE = "needs image input (audiobench encodes audio and text only)"
@@ -30,10 +29,6 @@ _WIKIPEDIA = (
     "datasets and local copies (the SmallIndex variant of this task is the same queries "
     "against SVQ's own document index)"
 )
-_SPEECH_MASSIVE = (
-    "needs a reader for Speech-MASSIVE's test parquet files (FBK-MT/Speech-MASSIVE-test, "
-    "<locale>/test-*.parquet), not written yet"
-)
 _BIRDSET = (
     "needs a reader for BirdSet's 5-second test segments with their eBird class lists "
     "(DBD-research-group/BirdSet, a local cache in MSEB), not written yet"
@@ -43,21 +38,6 @@ _FSD50K = (
     "labels/eval.csv; audiobench's FSD50K task reads another copy), not written yet"
 )
 
-#: Speech-MASSIVE's 12 locales in MSEB: locale -> the task-name part.
-SPEECH_MASSIVE_LOCALES: dict[str, str] = {
-    "ar_sa": "ArSa",
-    "de_de": "DeDe",
-    "es_es": "EsEs",
-    "fr_fr": "FrFr",
-    "hu_hu": "HuHu",
-    "ko_kr": "KoKr",
-    "nl_nl": "NlNl",
-    "pl_pl": "PlPl",
-    "pt_pt": "PtPt",
-    "ru_ru": "RuRu",
-    "tr_tr": "TrTr",
-    "vi_vn": "ViVn",
-}
 #: BirdSet's 10 test configurations in MSEB.
 _BIRDSET_CONFIGS = ("HSN", "NBP", "NES", "PER", "POW", "SNE", "SSW", "UHH", "XCL", "XCM")
 
@@ -102,11 +82,6 @@ def _entries() -> list[UnsupportedTask]:
             out.append(_entry(f"{corpus}En{kind}", kind, _RETRIEVAL, dataset, _IMAGE))
     brain = (None, "MeanCorrelation")
     out.append(_entry("HuthLabBrainEncoding", "BrainEncoding", brain, "HuthLab fMRI", _BRAIN))
-    zero_shot = ("zero_shot_classification", "Accuracy")
-    for part in SPEECH_MASSIVE_LOCALES.values():
-        for kind in ("IntentClassification", "SpeakerGenderClassification"):
-            name = f"SpeechMassive{part}{kind}"
-            out.append(_entry(name, kind, zero_shot, _MASSIVE_ID, _SPEECH_MASSIVE))
     multilabel, clustering = ("classification", "mAP"), ("clustering", "VMeasure")
     for config in _BIRDSET_CONFIGS:
         name = f"Birdset{config}Classification"

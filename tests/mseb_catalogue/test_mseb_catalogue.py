@@ -67,8 +67,8 @@ def test_each_mseb_task_is_declared_under_its_name_or_unsupported_with_a_reason(
     assert meta.name == name
     assert str(meta.family) == FAMILIES.get(entry["super_task"], entry["super_task"])
     assert meta.main_score == MAIN_SCORES[entry["main_metric"]]
-    assert meta.dataset.path == entry["dataset"] == "google/svq"
-    assert meta.dataset.revision == "main"  # unpinned: MSEB versions SVQ by a label
+    assert meta.dataset.path == entry["dataset"]
+    assert meta.dataset.revision == "main"  # unpinned: MSEB versions its data by labels
 
 
 def test_the_generated_tables_hold_each_locale_once() -> None:
@@ -91,7 +91,8 @@ def test_list_tasks_json_lists_all_of_msebs_names_with_dataset_and_main_metric()
     for entry in MSEB_TASKS:
         row = rows[entry["name"]]
         assert row["dataset"] and row["main_score"]
-        assert row["protocols"][0] == "mseb"
+        default = row["protocols"] if "unsupported" in row else [row["options"]["protocol"]]
+        assert default == ["mseb"]  # MSEB's protocol is the default
     brain = rows["HuthLabBrainEncoding"]
     assert "fMRI" in brain["unsupported"] and brain["main_score"] == "MeanCorrelation"
     assert "image input" in rows["Flickr8kEnImageRetrieval"]["unsupported"]
