@@ -12,6 +12,7 @@ from __future__ import annotations
 from audiobench.benchmark import MEAN, ScoreColumn
 from audiobench.mseb_benchmark import AVERAGED, MsebBenchmark
 from audiobench.task import Task
+from audiobench.tasks.fsd50k_mseb import FSD50KTestClassification, FSD50KTestClustering
 from audiobench.tasks.reasoning import SVQ_REASONING_TASKS
 from audiobench.tasks.segmentation import SVQ_SEGMENTATION_TASKS
 from audiobench.tasks.speech_massive import SPEECH_MASSIVE_TASKS
@@ -39,6 +40,8 @@ _DECLARED: tuple[type[Task], ...] = (
     *SVQ_STABILITY_TASKS,
     *SVQ_SEGMENTATION_TASKS,
     *SPEECH_MASSIVE_TASKS,
+    FSD50KTestClassification,
+    FSD50KTestClustering,
 )
 
 

@@ -17,7 +17,6 @@ __all__ = ["MSEB_UNSUPPORTED"]
 
 _SVQ = "google/svq"
 _BIRDSET_ID = "DBD-research-group/BirdSet"
-_FSD50K_ID = "Fhrozen/FSD50k"
 _IMAGE = "needs image input (audiobench encodes audio and text only)"
 _BRAIN = (
     "needs fMRI responses (HuthLab story recordings, not a hub dataset) and a brain-encoding "
@@ -33,11 +32,6 @@ _BIRDSET = (
     "needs a reader for BirdSet's 5-second test segments with their eBird class lists "
     "(DBD-research-group/BirdSet, a local cache in MSEB), not written yet"
 )
-_FSD50K = (
-    "needs a reader for the FSD50K evaluation clips as MSEB reads them (Fhrozen/FSD50k, "
-    "labels/eval.csv; audiobench's FSD50K task reads another copy), not written yet"
-)
-
 #: BirdSet's 10 test configurations in MSEB.
 _BIRDSET_CONFIGS = ("HSN", "NBP", "NES", "PER", "POW", "SNE", "SSW", "UHH", "XCL", "XCM")
 
@@ -88,9 +82,6 @@ def _entries() -> list[UnsupportedTask]:
         out.append(_entry(name, "Classification", multilabel, _BIRDSET_ID, _BIRDSET))
         name = f"BirdsetClustering{config}"
         out.append(_entry(name, "Clustering", clustering, _BIRDSET_ID, _BIRDSET))
-    name = "FSD50KTestClassification"
-    out.append(_entry(name, "Classification", multilabel, _FSD50K_ID, _FSD50K))
-    out.append(_entry("FSD50KTestClustering", "Clustering", clustering, _FSD50K_ID, _FSD50K))
     return out
 
 
