@@ -63,7 +63,7 @@ def toy_protocol(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def test_a_third_protocol_scores_a_mock_task_without_editing_the_family(
     toy_protocol: None,
 ) -> None:
-    assert protocols_for(TaskFamily.CLUSTERING) == ("audiobench", "mteb", "toy")
+    assert protocols_for(TaskFamily.CLUSTERING) == ("audiobench", "mseb", "mteb", "toy")
     Toy = task_class("ToyClusters", main_score="largest_class_share", protocol="toy")
     clips, vectors = blobs(n_classes=3, per_class=4)
     clips = clips[:10]  # 4 + 4 + 2: the largest class holds 4 of 10
@@ -80,7 +80,7 @@ def test_an_unknown_protocol_is_refused_naming_the_task_and_the_available_ones()
     with pytest.raises(
         ValueError,
         match=r"task PlainClusters: invalid option protocol: .*"
-        r"no evaluator for protocol 'nope'; available: audiobench, mteb",
+        r"no evaluator for protocol 'nope'; available: audiobench, mseb, mteb",
     ):
         Plain(protocol="nope")
     with pytest.raises(ValueError, match="already scored by"):
@@ -101,5 +101,5 @@ def test_list_tasks_json_shows_each_tasks_protocols() -> None:
     code, out, err = run_cli("list", "tasks", "--json")
     assert code == 0, err
     rows = {r["name"]: r for r in json.loads(out)}
-    assert rows["MockClustering"]["protocols"] == ["audiobench", "mteb"]
+    assert rows["MockClustering"]["protocols"] == ["audiobench", "mseb", "mteb"]
     assert all(r["protocols"] for r in rows.values())

@@ -43,7 +43,7 @@ def test_the_family_module_holds_no_protocol_branch(family: TaskFamily) -> None:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_each_family_is_scored_by_both_built_in_protocols(family: TaskFamily) -> None:
-    assert protocols_for(family) == ("audiobench", "mteb")
+    assert protocols_for(family) == ("audiobench", "mseb", "mteb")
     ours, mteb = evaluator_for(family, "audiobench"), evaluator_for(family, "mteb")
     assert ours.__module__ == f"audiobench.evaluators.{family}"
     assert mteb.__module__ == "audiobench.evaluators.mteb"
@@ -143,7 +143,7 @@ def test_protocol_mteb_on_an_audiobench_task_is_refused_before_any_audio(
         "under protocol 'mteb' (task MockRetrieval: under protocol 'mteb' the main score 'mrr' "
         "must be one of the reference's keys (ndcg_at_1, "
     )
-    assert err.rstrip().endswith("it is reported under protocol 'audiobench'")
+    assert err.rstrip().endswith("it is reported under protocol 'audiobench', 'mseb'")
     assert not (tmp_path / "out").exists()
 
 

@@ -406,7 +406,7 @@ class MsebRerankingEvaluator(_MsebEvaluator):
             name: MsebRerankingScores(**scores_of(idx))
             for name, idx in _environment_groups(clips).items()
         }
-        subset.details["normalizer"] = normalizer
+        subset.details["normalizer_used"] = normalizer
         n_listed = sum(len(c) for _, c, _ in inputs.embedded)
         return MsebRerankingReport(
             **scores_of(range(len(clips))),
@@ -539,7 +539,7 @@ def _zero_shot_scores(
         n_classes=len(classes),
         n_unembedded=len(subset.clips) - len(kept),
         mean_encoding_size_bytes=_encoding_bytes(audio.shape[1]),
-        environments=environments or None,
+        **_slices(environments),
     )
 
 

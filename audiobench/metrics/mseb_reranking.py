@@ -66,6 +66,8 @@ MSEB_RERANKING_METRICS = (
     "no_result_rate",
 )
 
+#: A text normaliser, or None (texts counted as given).
+Normalize = Callable[[str], str] | None
 #: A ranked answer: (candidate text, score) pairs, best first; or a sentinel string.
 RankedAnswer = Sequence[tuple[str, float]] | str
 
@@ -104,10 +106,13 @@ def mseb_reranking_scores(
     answers: Sequence[RankedAnswer],
     references: Sequence[Sequence[str]],
     *,
-    normalize: Callable[[str], str] | None = None,
+    normalize: Normalize | Sequence[Normalize] = None,
 ) -> dict[str, float]:
     """MSEB's reranking metrics over queries (module docstring): each of
     :data:`MSEB_RERANKING_METRICS` and its ``_std``.
+
+    ``normalize`` is one normaliser for every query, or one per query (MSEB normalises each
+    query by its own language); None counts the texts as given.
 
     Raises ValueError for mismatched lengths, an empty reference list, an empty ranked list,
     an unknown sentinel string, or references that have no words at all (WER undefined).
@@ -116,9 +121,16 @@ def mseb_reranking_scores(
         raise ValueError(f"got {len(answers)} answers and {len(references)} reference lists")
     if not answers:
         raise ValueError("no queries to score")
+    if normalize is None or callable(normalize):
+        normalizers: list[Normalize] = [normalize] * len(answers)
+    else:
+        normalizers = list(normalize)
+        if len(normalizers) != len(answers):
+            raise ValueError(f"got {len(normalizers)} normalisers for {len(answers)} queries")
     values: dict[str, list[float]] = {name: [] for name in MSEB_RERANKING_METRICS}
     wer_weights: list[float] = []
     for position, (answer, texts) in enumerate(zip(answers, references, strict=True)):
+        normalize_text = normalizers[position]
         if isinstance(texts, str) or not texts:
             raise ValueError(f"references[{position}] must be a non-empty list of texts")
         truth = texts[0]
@@ -128,7 +140,7 @@ def mseb_reranking_scores(
                     f"answers[{position}] is the string {answer!r}; a ranked list or one of "
                     f"{INVALID_ANSWER!r} (invalid), {NO_RESPONSE!r} (no response) is expected"
                 )
-            errors, words = word_errors(truth, "", normalize)
+            errors, words = word_errors(truth, "", normalize_text)
             for name, value in (("map", 0.0), ("ndcg", 0.0), ("mrr", 0.0)):
                 values[name].append(value)
             values["wer"].append(float(errors))
@@ -141,7 +153,7 @@ def mseb_reranking_scores(
             raise ValueError(f"answers[{position}] ranks no candidate")
         ranked = [text for text, _ in answer]
         scores = [float(score) for _, score in answer]
-        counts = [word_errors(truth, text, normalize) for text in ranked]
+        counts = [word_errors(truth, text, normalize_text) for text in ranked]
         values["map"].append(_average_precision([e == 0 for e, _ in counts], scores))
         values["ndcg"].append(_ndcg([text in texts for text in ranked], scores))
         values["mrr"].append(

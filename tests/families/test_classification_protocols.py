@@ -92,7 +92,7 @@ def majority_protocol(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
 def test_a_third_classification_protocol_in_one_module_runs_from_the_cli(
     majority_protocol: None, tmp_path: Path
 ) -> None:
-    assert protocols_for(TaskFamily.CLASSIFICATION) == ("audiobench", "majority", "mteb")
+    assert protocols_for(TaskFamily.CLASSIFICATION) == ("audiobench", "majority", "mseb", "mteb")
     out = tmp_path / "results"
     code, _, err = run_cli(
         "evaluate",
