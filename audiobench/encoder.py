@@ -306,6 +306,9 @@ class Encoder(ABC):
     #: Whether :meth:`produce` reads the dataset's transcript (the transcript-truth oracle):
     #: its outputs are then cached under the transcript as well as the waveform.
     reads_transcript: ClassVar[bool] = False
+    #: Whether :meth:`produce` reads the clip's ``context`` (the text a spoken question is
+    #: asked about, for encoders that answer in text): cached under it as well.
+    reads_context: ClassVar[bool] = False
 
     def __init__(
         self,

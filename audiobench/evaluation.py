@@ -451,7 +451,8 @@ def _run_one(
     existing = _reusable(path, identity, config, console)
     if existing is not None:
         return existing
-    require_output(encoder, task.needs_output, f"task {task.name} scores them")
+    if not task.also_scores & encoder.produces:
+        require_output(encoder, task.needs_output, f"task {task.name} scores them")
     try:
         task.check_encoder(encoder)  # its contract: a clear error for an unsuitable model
     except UserError:

@@ -9,6 +9,9 @@ it stops before any audio is read (:func:`require_output`).
   optional confidence score.
 - :class:`ScoredChoices`: text choices with a score each (span selection, reranking by
   generation).
+- :class:`Answer`: the answer text to a clip's question (MSEB's ``TextPrediction`` for
+  reasoning: a span of the context, or ``"No Answer"``), from an encoder that reads the
+  clip's ``context`` (:attr:`audiobench.encoder.Encoder.reads_context`).
 
 **Caching.** The runner stores these in the embedding cache like embeddings, keyed by
 (encoder fingerprint for that output, waveform hash): each output is serialised to UTF-8
@@ -19,7 +22,8 @@ as the expected type is treated as absent and computed again (:func:`from_array`
 **Size** (:func:`mseb_encoding_size_bytes`), as MSEB counts ``mean_encoding_size_bytes``: an
 ASR output there is a NumPy array of Python strings (object dtype, 8 bytes per item whatever
 the text), so a transcript counts 8 bytes, a timed transcript 8 bytes per word (MSEB counts
-the strings, not their timestamps) and scored choices 8 bytes per choice.
+the strings, not their timestamps) and scored choices 8 bytes per choice. An answer is a
+``TextPrediction`` there, counted as its UTF-8 bytes.
 """
 
 from __future__ import annotations
@@ -38,8 +42,10 @@ if TYPE_CHECKING:
     from audiobench.encoder import Encoder
 
 __all__ = [
+    "CONTEXT_KEY",
     "MSEB_STRING_ITEM_BYTES",
     "WORD_TIMES_KEY",
+    "Answer",
     "OutputType",
     "ScoredChoices",
     "SpeechInput",
@@ -57,6 +63,8 @@ __all__ = [
 MSEB_STRING_ITEM_BYTES = 8
 #: The clip metadata holding the dataset's word times (``"word start end;..."``), for oracles.
 WORD_TIMES_KEY = "word_times"
+#: The clip metadata holding the text a question is asked about, for answering encoders.
+CONTEXT_KEY = "context"
 
 
 class OutputType(StrEnum):
@@ -66,6 +74,7 @@ class OutputType(StrEnum):
     TRANSCRIPT = "transcript"
     WORD_TIMINGS = "word_timings"
     SCORED_CHOICES = "scored_choices"
+    ANSWER = "answer"
 
 
 @dataclass(frozen=True)
@@ -75,13 +84,16 @@ class SpeechInput:
     ``transcript`` is the dataset's own transcript and ``word_times`` its words' times
     (``"word start end;..."``, seconds) where the data has them; only an encoder that declares
     ``reads_transcript`` (the transcript-truth oracle) receives them, and its outputs are then
-    cached under a key that includes them.
+    cached under a key that includes them. ``context`` is the text the clip's question is
+    asked about (clip metadata ``context``), given only to an encoder that declares
+    ``reads_context`` and likewise part of its cache key.
     """
 
     clip_id: str
     waveform: np.ndarray
     transcript: str | None = None
     word_times: str | None = None
+    context: str | None = None
 
 
 @dataclass(frozen=True)
@@ -145,12 +157,26 @@ class ScoredChoices:
             raise ValueError("every score must be a finite number")
 
 
-TextOutput = Transcript | TimedTranscript | ScoredChoices
+@dataclass(frozen=True)
+class Answer:
+    """The answer to a clip's question: a text, or ``"No Answer"``."""
 
-_TYPES: dict[OutputType, type[Transcript] | type[TimedTranscript] | type[ScoredChoices]] = {
+    text: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise ValueError(f"an answer must be a string, got {type(self.text).__name__}")
+
+
+TextOutput = Transcript | TimedTranscript | ScoredChoices | Answer
+
+_TYPES: dict[
+    OutputType, type[Transcript] | type[TimedTranscript] | type[ScoredChoices] | type[Answer]
+] = {
     OutputType.TRANSCRIPT: Transcript,
     OutputType.WORD_TIMINGS: TimedTranscript,
     OutputType.SCORED_CHOICES: ScoredChoices,
+    OutputType.ANSWER: Answer,
 }
 
 
@@ -160,6 +186,8 @@ def _payload(output: TextOutput) -> dict[str, Any]:
     if isinstance(output, TimedTranscript):
         words = [[w.word, w.start, w.end, w.score] for w in output.words]
         return {"type": OutputType.WORD_TIMINGS.value, "words": words}
+    if isinstance(output, Answer):
+        return {"type": OutputType.ANSWER.value, "text": output.text}
     return {
         "type": OutputType.SCORED_CHOICES.value,
         "choices": list(output.choices),
@@ -190,6 +218,8 @@ def from_array(array: np.ndarray, expected: OutputType) -> TextOutput:
             return Transcript(payload["text"])
         if expected is OutputType.WORD_TIMINGS:
             return TimedTranscript(tuple(TimedWord(*item) for item in payload["words"]))
+        if expected is OutputType.ANSWER:
+            return Answer(payload["text"])
         return ScoredChoices(tuple(payload["choices"]), tuple(payload["scores"]))
     except (KeyError, TypeError) as exc:
         raise ValueError(f"not a serialised {expected}: {exc}") from None
@@ -223,6 +253,8 @@ def mseb_encoding_size_bytes(output: TextOutput) -> int:
         return MSEB_STRING_ITEM_BYTES
     if isinstance(output, TimedTranscript):
         return MSEB_STRING_ITEM_BYTES * len(output.words)
+    if isinstance(output, Answer):
+        return len(output.text.encode("utf-8"))
     return MSEB_STRING_ITEM_BYTES * len(output.choices)
 
 

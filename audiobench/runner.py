@@ -47,6 +47,7 @@ from audiobench.efficiency import waveform_compression_ratio
 from audiobench.encoder import Encoder
 from audiobench.errors import UserError
 from audiobench.outputs import (
+    CONTEXT_KEY,
     WORD_TIMES_KEY,
     OutputType,
     SpeechInput,
@@ -381,6 +382,12 @@ class CachedEmbedder(Embedder):
             # The output is the transcript: the same audio under another text is another entry.
             truth = json.dumps([clip.text, clip.metadata.get(WORD_TIMES_KEY)]).encode()
             key = hashlib.blake2b(key.encode() + b"\0" + truth, digest_size=16).hexdigest()
+        if self._output is not None and self.encoder.reads_context:
+            # The answer depends on the text asked about: another context, another entry.
+            context = json.dumps(clip.metadata.get(CONTEXT_KEY)).encode()
+            key = hashlib.blake2b(
+                key.encode() + b"\0context\0" + context, digest_size=16
+            ).hexdigest()
         return _Decoded(clip, wave, key)
 
     def _decoded_chunks(self, clips: Sequence[Clip]) -> Iterator[list[_Decoded]]:
@@ -491,15 +498,14 @@ class CachedEmbedder(Embedder):
         return None
 
     def _produce(self, batch: list[_Decoded], output: OutputType) -> list[np.ndarray]:
-        reads = self.encoder.reads_transcript
+        reads, asks = self.encoder.reads_transcript, self.encoder.reads_context
         inputs = [
-            SpeechInput(item.clip.id, item.wave)
-            if not reads
-            else SpeechInput(
+            SpeechInput(
                 item.clip.id,
                 item.wave,
-                item.clip.text,
-                item.clip.metadata.get(WORD_TIMES_KEY),
+                item.clip.text if reads else None,
+                item.clip.metadata.get(WORD_TIMES_KEY) if reads else None,
+                item.clip.metadata.get(CONTEXT_KEY) if asks else None,
             )
             for item in batch
             if item.wave is not None

@@ -263,6 +263,9 @@ class Task(ABC):
     #: The encoder output the family scores; a model that does not produce it is refused
     #: before any work (:func:`audiobench.outputs.require_output`).
     needs_output: ClassVar[OutputType] = OutputType.EMBEDDING
+    #: Other outputs the family scores instead (reasoning: an answer text); a model that
+    #: produces one of them is not refused for lacking ``needs_output``.
+    also_scores: ClassVar[frozenset[OutputType]] = frozenset()
 
     def __init__(
         self,

@@ -52,8 +52,7 @@ from audiobench.tasks.svq import (
     SVQ_REFERENCE,
     SVQ_SOURCE,
     svq_folder,
-    svq_task_rows,
-    svq_utterances,
+    svq_locale_rows,
 )
 
 __all__ = [
@@ -101,21 +100,9 @@ def read_svq_salient_terms(
     """SVQ's salient-term utterances of ``locale``: audio, transcript, the locale as the
     subset, and in the metadata the reference terms (``salient_terms``), the recording
     environment and, with ``candidates``, the candidate terms. Errors name the file and line."""
-    utterances = svq_utterances(folder, name)
-    path = folder / SALIENT_TERM_FILE
     clips: list[Clip] = []
     skipped: list[str] = []
-    seen: set[str] = set()
-    for row in svq_task_rows(folder, SALIENT_TERM_FILE, name):
-        if row["locale"] != locale:
-            continue
-        where = f"{name}: {path} line {row['_line']}"
-        utt = utterances.get(row["utt_id"])
-        if utt is None:
-            raise DatasetError(f"{where}: utterance {row['utt_id']!r} is not in the index")
-        if utt.id in seen:
-            raise DatasetError(f"{where}: utterance {utt.id!r} is listed twice")
-        seen.add(utt.id)
+    for row, utt, where in svq_locale_rows(folder, SALIENT_TERM_FILE, locale, name):
         try:
             terms = _timed_terms(row, "topk_salient_terms", "topk_salient_terms_timestamps")
             offered = (
@@ -143,7 +130,9 @@ def read_svq_salient_terms(
             f"term and time lists of different lengths, as MSEB does: {shown}"
         )
     if not clips:
-        raise DatasetError(f"{name}: {path} has no scorable utterance of locale {locale}")
+        raise DatasetError(
+            f"{name}: {folder / SALIENT_TERM_FILE} has no scorable utterance of locale {locale}"
+        )
     return clips
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "SVQ_SOURCE",
     "SvqUtterance",
     "svq_folder",
+    "svq_locale_rows",
     "svq_rows",
     "svq_task_rows",
     "svq_utterances",
@@ -229,3 +230,25 @@ def svq_task_rows(folder: Path, task_file: str, name: str) -> Iterator[dict[str,
         if not isinstance(row.get("utt_id"), str) or not isinstance(row.get("locale"), str):
             raise DatasetError(f"{name}: {path} line {number}: needs 'utt_id' and 'locale'")
         yield {**row, "_line": number}
+
+
+def svq_locale_rows(
+    folder: Path, task_file: str, locale: str, name: str
+) -> Iterator[tuple[dict[str, Any], SvqUtterance, str]]:
+    """The rows of ``task_file`` in ``locale``, each with its utterance from the index and
+    where it is (``"<task>: <file> line <n>"``, for errors). An utterance missing from the
+    index, or listed twice in the locale, is an error naming the line."""
+    utterances = svq_utterances(folder, name)
+    path = folder / task_file
+    seen: set[str] = set()
+    for row in svq_task_rows(folder, task_file, name):
+        if row["locale"] != locale:
+            continue
+        where = f"{name}: {path} line {row['_line']}"
+        utterance = utterances.get(row["utt_id"])
+        if utterance is None:
+            raise DatasetError(f"{where}: utterance {row['utt_id']!r} is not in {INDEX_FILE}")
+        if utterance.id in seen:
+            raise DatasetError(f"{where}: utterance {utterance.id!r} is listed twice")
+        seen.add(utterance.id)
+        yield row, utterance, where

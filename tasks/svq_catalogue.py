@@ -66,8 +66,8 @@ from audiobench.tasks.svq import (
     SVQ_SOURCE,
     SvqUtterance,
     svq_folder,
+    svq_locale_rows,
     svq_rows,
-    svq_task_rows,
     svq_utterances,
 )
 
@@ -105,24 +105,15 @@ class _SvqLocale:
             raise DatasetError(f"{self.name}: {INDEX_FILE} has no utterance of {self.locale}")
         return out
 
-    def _locale_rows(self, folder: Path, task_file: str) -> Iterator[tuple[dict[str, Any], Any]]:
-        """The task file's rows of the locale, each with its utterance (an error names a row
-        whose utterance is not in the index, or one listed twice)."""
-        utterances = svq_utterances(folder, self.name)
-        seen: set[str] = set()
+    def _locale_rows(
+        self, folder: Path, task_file: str
+    ) -> Iterator[tuple[dict[str, Any], SvqUtterance, str]]:
+        """The task file's rows of the locale, each with its utterance and where it is; none
+        at all is an error."""
         found = False
-        for row in svq_task_rows(folder, task_file, self.name):
-            if row["locale"] != self.locale:
-                continue
-            where = f"{self.name}: {task_file} line {row['_line']}"
-            utt = utterances.get(row["utt_id"])
-            if utt is None:
-                raise DatasetError(f"{where}: utterance {row['utt_id']!r} is not in the index")
-            if utt.id in seen:
-                raise DatasetError(f"{where}: utterance {utt.id!r} is listed twice")
-            seen.add(utt.id)
+        for found_row in svq_locale_rows(folder, task_file, self.locale, self.name):
             found = True
-            yield row, utt
+            yield found_row
         if not found:
             raise DatasetError(f"{self.name}: {task_file} has no rows of locale {self.locale}")
 
@@ -196,8 +187,7 @@ class _SvqReranking(_SvqLocale, RerankingTask):
     def read_clips(self, say: Callable[[str], None], *, missing_ok: bool) -> list[Clip]:
         folder = self._folder(self.task_file, say)
         clips = []
-        for row, utt in self._locale_rows(folder, self.task_file):
-            where = f"{self.name}: {self.task_file} line {row['_line']}"
+        for row, utt, where in self._locale_rows(folder, self.task_file):
             candidates = _texts(row, self.candidates_key, where)
             truth = _texts(row, self.truth_key, where)
             clips.append(
@@ -255,12 +245,11 @@ class SvqRetrieval(_SvqLocale, RetrievalTask):
                 metadata={"title": title} if isinstance(title, str) else {},
             )
         queries = []
-        for row, utt in self._locale_rows(folder, self.task_file):
+        for row, utt, where in self._locale_rows(folder, self.task_file):
             reference = row.get(self.reference_key)
             if not isinstance(reference, str):
                 raise DatasetError(
-                    f"{self.name}: {self.task_file} line {row['_line']}: needs "
-                    f"{self.reference_key!r}, the relevant document's id"
+                    f"{where}: needs {self.reference_key!r}, the relevant document's id"
                 )
             queries.append(
                 Clip(

@@ -17,6 +17,10 @@ subset):
    (:func:`audiobench.metrics.span_qa.span_qa_scores`).
 
 Clips the runner skipped (``--on-error skip``) are left out and counted (``n_unembedded``).
+
+An encoder that answers in text (it produces :class:`~audiobench.outputs.Answer` outputs,
+MSEB's ``TextPrediction``) skips steps 1-3: its answers, cached by the runner, are the
+predictions as given (``text_answers`` true, no threshold), scored as in step 4.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from pydantic import Field, model_validator
 
 from audiobench import reports as _reports
 from audiobench.audio import Clip
+from audiobench.encoder import Encoder
 from audiobench.errors import DataError, OptionError
 from audiobench.evaluators.evaluator import Evaluator
 from audiobench.evaluators.registry import register
@@ -35,6 +40,7 @@ from audiobench.families.ranking_inputs import check_same_width, embed_text_matr
 from audiobench.metrics.errors import InvalidEmbeddingsError
 from audiobench.metrics.mseb_conventions import NO_ANSWER
 from audiobench.metrics.naming import describe_clips
+from audiobench.outputs import CONTEXT_KEY, Answer, OutputType
 from audiobench.reports import Count, Report, Summary, Unit
 from audiobench.task import Embedder, Subset, Task, TaskFamily
 
@@ -75,6 +81,9 @@ class ReasoningReport(ReasoningScores):
         description="The threshold applied (None: no example had spans)."
     )
     threshold_fitted: bool = Field(description="Fitted on the subset (True) or given (False).")
+    text_answers: bool = Field(
+        False, description="The encoder answered in text (no span scores, no threshold)."
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> ReasoningReport:
@@ -141,10 +150,16 @@ class MsebReasoningEvaluator(Evaluator):
         task.require_main_score(path, METRICS)
 
     @classmethod
+    def embedding_passes(cls, task: Task, encoder: Encoder) -> tuple[bool, ...]:
+        return () if OutputType.ANSWER in encoder.produces else (True,)
+
+    @classmethod
     def evaluate_subset(cls, task: Task, embedder: Embedder, subset: Subset) -> _reports.Report:
-        from audiobench.metrics.span_qa import select_answers, span_qa_scores
+        from audiobench.metrics.span_qa import select_answers
 
         examples = [_example(clip) for clip in subset.clips]
+        if OutputType.ANSWER in embedder.encoder.produces:
+            return _text_answers(embedder, subset, examples)
         kept, audio = embedder.embed_matrix(subset.clips, subset.label)
         if not kept:
             raise DataError(f"{subset.where}: no question clip could be embedded")
@@ -185,28 +200,13 @@ class MsebReasoningEvaluator(Evaluator):
             raise OptionError(
                 f"{subset.where}: {exc}; set it with --task-option no_answer_threshold=<score>"
             ) from None
-        result = span_qa_scores(answers, chosen.predictions)
-        return ReasoningReport(
-            GmeanF1=result.gmean_f1,
-            F1=result.f1,
-            InvalidResultRate=result.invalid_result_rate,
-            MissingResultRate=result.missing_result_rate,
-            F1_std=result.f1_std,
-            InvalidResultRate_std=result.invalid_result_rate_std,
-            MissingResultRate_std=result.missing_result_rate_std,
-            answerable_F1=result.answerable_f1,
-            no_answer_F1=result.no_answer_f1,
-            n_examples=len(kept),
-            n_answerable=result.n_answerable,
-            n_no_answer=result.n_no_answer,
-            n_predicted_no_answer=sum(p == NO_ANSWER for p in chosen.predictions),
-            n_without_spans=sum(not spans for spans in spans_of),
-            n_answer_not_in_spans=sum(
-                a != NO_ANSWER and a not in s for a, s in zip(answers, spans_of, strict=True)
-            ),
+        return _report(
+            answers,
+            chosen.predictions,
+            spans_of,
             n_unembedded=len(subset.clips) - len(kept),
-            no_answer_threshold=chosen.threshold,
-            threshold_fitted=o.no_answer_threshold is None and chosen.threshold is not None,
+            threshold=chosen.threshold,
+            fitted=o.no_answer_threshold is None and chosen.threshold is not None,
         )
 
     @classmethod
@@ -214,7 +214,8 @@ class MsebReasoningEvaluator(Evaluator):
         o = cast(Any, task.options)
         return {
             "scoring": "MSEB span QA: dot product of each span's text embedding with the "
-            "question's audio embedding (unnormalised); first best span answers",
+            "question's audio embedding (unnormalised); first best span answers. Encoders "
+            "that answer in text: their answers as given",
             "no_answer_threshold": o.no_answer_threshold,
             "threshold": (
                 "given"
@@ -224,3 +225,66 @@ class MsebReasoningEvaluator(Evaluator):
             ),
             "f1": "MSEB's: whitespace tokens as multisets, no normalisation",
         }
+
+
+def _text_answers(embedder: Embedder, subset: Subset, examples: list[_Example]) -> ReasoningReport:
+    """MSEB's scores of an encoder's answers in text, taken as they are."""
+    if embedder.encoder.reads_context:
+        missing = [c.id for c in subset.clips if not c.metadata.get(CONTEXT_KEY)]
+        if missing:
+            raise DataError(
+                f"{subset.where}: model {embedder.encoder.meta.name!r} answers from each "
+                f"question's context (metadata {CONTEXT_KEY!r}), and {len(missing)} clip(s) "
+                f"have none: {describe_clips(missing)}"
+            )
+    kept, outputs = embedder.outputs(subset.clips, subset.label, OutputType.ANSWER)
+    if not kept:
+        raise DataError(f"{subset.where}: no question could be answered")
+    by_id = {clip.id: (spans, answer) for clip, spans, answer in examples}
+    return _report(
+        [by_id[clip.id][1] for clip in kept],
+        [cast(Answer, output).text for output in outputs],
+        [by_id[clip.id][0] for clip in kept],
+        n_unembedded=len(subset.clips) - len(kept),
+        threshold=None,
+        fitted=False,
+        text_answers=True,
+    )
+
+
+def _report(
+    answers: list[str],
+    predictions: list[str],
+    spans_of: list[list[str]],
+    *,
+    n_unembedded: int,
+    threshold: float | None,
+    fitted: bool,
+    text_answers: bool = False,
+) -> ReasoningReport:
+    from audiobench.metrics.span_qa import span_qa_scores
+
+    result = span_qa_scores(answers, predictions)
+    return ReasoningReport(
+        GmeanF1=result.gmean_f1,
+        F1=result.f1,
+        InvalidResultRate=result.invalid_result_rate,
+        MissingResultRate=result.missing_result_rate,
+        F1_std=result.f1_std,
+        InvalidResultRate_std=result.invalid_result_rate_std,
+        MissingResultRate_std=result.missing_result_rate_std,
+        answerable_F1=result.answerable_f1,
+        no_answer_F1=result.no_answer_f1,
+        n_examples=len(answers),
+        n_answerable=result.n_answerable,
+        n_no_answer=result.n_no_answer,
+        n_predicted_no_answer=sum(p == NO_ANSWER for p in predictions),
+        n_without_spans=sum(not spans for spans in spans_of),
+        n_answer_not_in_spans=sum(
+            a != NO_ANSWER and a not in s for a, s in zip(answers, spans_of, strict=True)
+        ),
+        n_unembedded=n_unembedded,
+        no_answer_threshold=threshold,
+        threshold_fitted=fitted,
+        text_answers=text_answers,
+    )

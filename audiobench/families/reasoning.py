@@ -21,9 +21,11 @@ embedding, the best span answers unless its score is below the no-answer thresho
 MSEB's F1 and its main score ``GmeanF1`` (:mod:`audiobench.metrics.span_qa`).
 
 **Encoders.** Scoring spans needs an encoder with a text tower (an audio-text model, or a
-speech → text-embedding cascade); any other is refused before audio is decoded. Encoders that
-answer in text (MSEB's ``TextPrediction``) are not supported yet: audiobench's encoders return
-arrays only, and one that returns codes (``output_kind="tokens"``) is refused by name.
+speech → text-embedding cascade); any other is refused before audio is decoded, and one that
+returns codes (``output_kind="tokens"``) is refused by name. Encoders that answer in text
+(MSEB's ``TextPrediction``: they produce :class:`~audiobench.outputs.Answer` outputs and read
+each clip's ``context``, e.g. ``extractive-qa``, a transcriber then an extractive QA reader)
+are scored on their answers as given, with no spans and no threshold.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from audiobench.encoder import Encoder, OutputKind
 from audiobench.evaluators.evaluator import EvaluatedTask
 from audiobench.families.mseb_options import MsebProtocolOptions
 from audiobench.families.ranking_inputs import require_text_tower
+from audiobench.outputs import OutputType
 from audiobench.task import TaskFamily
 
 __all__ = ["ReasoningTask"]
@@ -46,6 +49,7 @@ class ReasoningTask(EvaluatedTask):
 
     family: ClassVar[TaskFamily] = TaskFamily.REASONING
     needs_labels = False  # the reference is metadata["answer"]
+    also_scores: ClassVar[frozenset[OutputType]] = frozenset({OutputType.ANSWER})
 
     class Options(MsebProtocolOptions):
         no_answer_threshold: float | None = Field(
@@ -58,10 +62,13 @@ class ReasoningTask(EvaluatedTask):
 
     @classmethod
     def check_encoder(cls, encoder: Encoder) -> None:
+        if OutputType.ANSWER in encoder.produces:
+            return  # answers in text: scored as given
         if encoder.meta.output_kind == OutputKind.TOKENS:
             raise ValueError(
                 f"model {encoder.meta.name!r} returns codes (output_kind tokens); span QA "
-                "scores embeddings, and encoders that answer in text are not supported yet"
+                "scores embeddings of the question and spans, or answers in text (e.g. "
+                "--model extractive-qa)"
             )
         require_text_tower(
             encoder,

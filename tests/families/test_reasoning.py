@@ -14,6 +14,7 @@ from audiobench.errors import DataError, OptionError
 from audiobench.families import ReasoningTask
 from audiobench.metrics.errors import InvalidEmbeddingsError
 from audiobench.metrics.span_qa import no_answer_threshold
+from audiobench.outputs import OutputType
 from audiobench.results import load_result
 from audiobench.sources import DatasetError
 from audiobench.task import TaskFamily
@@ -164,12 +165,13 @@ def test_skipped_clips_are_counted() -> None:
 def test_encoders_without_a_text_tower_or_with_codes_are_refused() -> None:
     def encoder(kind: OutputKind, *modalities: Modality) -> object:
         return SimpleNamespace(
-            meta=SimpleNamespace(name="m", output_kind=kind, modalities=modalities)
+            meta=SimpleNamespace(name="m", output_kind=kind, modalities=modalities),
+            produces=frozenset({OutputType.EMBEDDING}),
         )
 
     with pytest.raises(ValueError, match="no text encoder"):
         Reasoning.check_encoder(encoder(OutputKind.VECTOR, Modality.AUDIO))  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="answer in text are not supported"):
+    with pytest.raises(ValueError, match=r"returns codes .* or answers in text"):
         Reasoning.check_encoder(
             encoder(OutputKind.TOKENS, Modality.AUDIO, Modality.TEXT)  # type: ignore[arg-type]
         )

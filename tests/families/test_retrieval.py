@@ -42,7 +42,9 @@ class FakeEmbedder(Embedder):
         skip: Sequence[str] = (),
     ) -> None:
         modalities = (Modality.AUDIO,) if text is None else (Modality.AUDIO, Modality.TEXT)
-        self.encoder = SimpleNamespace(meta=SimpleNamespace(name="fake", modalities=modalities))
+        self.encoder = SimpleNamespace(
+            meta=SimpleNamespace(name="fake", modalities=modalities), produces={"embedding"}
+        )
         self.durations: dict[str, float] = {}
         self.audio = audio
         self.text = text

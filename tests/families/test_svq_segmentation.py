@@ -246,3 +246,21 @@ def test_without_a_copy_offline_it_says_to_pass_one(
             output_dir=tmp_path,
             progress=False,
         )
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        ({"utt_id": "zz", "locale": "en_us"}, r"line 5: utterance 'zz' is not in utt_index\.jsonl"),
+        ({"utt_id": "u1", "locale": "en_us"}, r"line 5: utterance 'u1' is listed twice"),
+    ],
+)
+def test_rows_naming_an_unknown_or_repeated_utterance_are_refused(
+    tmp_path: Path, extra: dict[str, str], match: str
+) -> None:
+    copy = write_svq_salient_terms(tmp_path / "svq", ROWS)
+    with (copy / "salient_term.jsonl").open("a") as fh:
+        fh.write(json.dumps(extra) + "\n")
+    task = registry.tasks.create("SVQEnUsSalientTermSegmentation", dataset_path=copy)
+    with pytest.raises(DatasetError, match=match):
+        task.read_clips(lambda _: None, missing_ok=False)
