@@ -21,6 +21,7 @@ from audiobench.leaderboard.validate import validate_file
 from audiobench.tasks.reasoning import SVQ_REASONING_TASKS
 from audiobench.tasks.stability import SVQ_STABILITY_TASKS
 from audiobench.tasks.transcription import SVQ_TRANSCRIPTION_TASKS
+from tests.families.test_retrieval import tiny_clap  # noqa: F401  (a fixture)
 
 MSEB_TASKS = json.loads((Path(__file__).parent / "mseb_tasks.json").read_text())
 
@@ -202,3 +203,21 @@ def test_a_non_english_transcription_task_runs_with_the_oracle(tmp_path: Path) -
     path = tmp_path / "results" / "transcript-truth" / "v1" / "SVQFiFiSpeechTranscription.json"
     parsed, problems = validate_file(path, allow_unpinned=True)
     assert parsed is not None and problems == []
+
+
+def test_stability_and_cross_language_reasoning_run_offline(
+    tmp_path: Path,
+    tiny_clap: Path,  # noqa: F811
+) -> None:
+    root = write_svq(tmp_path / "svq")
+    for name, model in (
+        ("SVQFiFiContinuousStability", "log-mel"),
+        ("SVQFiFiSpanCrossLangReasoning", f"hf:{tiny_clap}"),
+    ):
+        (result,) = audiobench.evaluate(
+            name, model, output_dir=tmp_path / "out", dataset=root, progress=False
+        )
+        assert result.main_score is not None, name
+        (path,) = (tmp_path / "out").glob(f"*/*/{name}.json")
+        parsed, problems = validate_file(path, allow_unpinned=True)
+        assert parsed is not None and problems == [], (name, problems)
