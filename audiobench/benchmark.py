@@ -132,6 +132,10 @@ class Benchmark(BaseModel):
             ranks = borda_ranks(scores, list(self.task_types))
             for name, row in named.items():
                 row["mean_task_type"], row["borda_rank"] = means[name], ranks[name]
+        return self.ranked(list(rows.values()))
+
+    def ranked(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``rows`` in rank order: by the first ``rank_by`` column a row has, best first."""
         higher = {c.name: c.higher_is_better for c in self.columns}
         higher[MEAN] = self.mean_higher_is_better
 
@@ -143,7 +147,7 @@ class Benchmark(BaseModel):
                     return (self.rank_by.index(name), sign * value, row["model"])
             return (len(self.rank_by), 0.0, row["model"])
 
-        return sorted(rows.values(), key=rank_key)
+        return sorted(rows, key=rank_key)
 
 
 def list_benchmarks() -> dict[str, Benchmark]:

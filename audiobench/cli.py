@@ -490,7 +490,7 @@ def _task_rows(family: str | None) -> list[dict[str, Any]]:
                 "dataset": entry.dataset,
                 "revision": entry.revision,
                 "subsets": [],
-                "main_score": None,
+                "main_score": entry.main_score,
                 "domains": [],
                 "options": {},
                 # The protocol of the benchmark it comes from; "unsupported" says it cannot run.

@@ -240,6 +240,7 @@ class UnsupportedTask:
     revision: str | None
     reason: str
     protocol: str = "mteb"  # the protocol of the benchmark it comes from
+    main_score: str | None = None  # the benchmark's name of its headline metric, if given
 
 
 class UnsupportedTaskError(UserError, LookupError):

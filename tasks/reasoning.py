@@ -21,10 +21,13 @@ from typing import ClassVar
 from audiobench.audio import Clip
 from audiobench.families import ReasoningTask
 from audiobench.sources import DatasetError
-from audiobench.task import Synthetic, TaskMetadata
+from audiobench.task import Synthetic, Task, TaskMetadata
 from audiobench.tasks.svq import (
     SVQ_CITATION,
+    SVQ_CROSS_LANG_LOCALES,
+    SVQ_IN_LANG_LOCALES,
     SVQ_LICENSE,
+    SVQ_LOCALES,
     SVQ_REFERENCE,
     SVQ_SOURCE,
     svq_folder,
@@ -32,7 +35,12 @@ from audiobench.tasks.svq import (
     svq_utterances,
 )
 
-__all__ = ["MockSpanReasoning", "SVQEnUsSpanInLangReasoning", "SvqSpanReasoning"]
+__all__ = [
+    "SVQ_REASONING_TASKS",
+    "MockSpanReasoning",
+    "SVQEnUsSpanInLangReasoning",
+    "SvqSpanReasoning",
+]
 
 
 class MockSpanReasoning(ReasoningTask):
@@ -102,14 +110,22 @@ class SvqSpanReasoning(ReasoningTask):
         return clips
 
 
-class SVQEnUsSpanInLangReasoning(SvqSpanReasoning):
-    locale = "en_us"
-    metadata = TaskMetadata(
-        name="SVQEnUsSpanInLangReasoning",
+#: SVQ's task file of each span-reasoning kind.
+_TASK_FILES = {
+    "SpanInLangReasoning": "span_reasoning_in_lang.jsonl",
+    "SpanCrossLangReasoning": "span_reasoning_cross_lang.jsonl",
+}
+
+
+def _svq_metadata(locale: str, kind: str) -> TaskMetadata:
+    english = "CrossLang" in kind or locale.startswith("en_")
+    passage = "an English passage" if english else "a passage in its own language"
+    return TaskMetadata(
+        name=f"SVQ{SVQ_LOCALES[locale][0]}{kind}",
         description=(
-            "SVQ, en_us: a spoken question picks its answer among the candidate spans of an "
-            "English passage, or 'No Answer' (MSEB's SpanInLangReasoning; all recording "
-            "environments). MSEB's GmeanF1. Needs an audio-text model."
+            f"SVQ, {locale}: a spoken question picks its answer among the candidate spans of "
+            f"{passage}, or 'No Answer' (MSEB's {kind}; all recording environments). "
+            "MSEB's GmeanF1. Needs an audio-text model."
         ),
         dataset=SVQ_SOURCE,
         splits=("test",),
@@ -119,3 +135,29 @@ class SVQEnUsSpanInLangReasoning(SvqSpanReasoning):
         citation=SVQ_CITATION,
         reference=SVQ_REFERENCE,
     )
+
+
+class SVQEnUsSpanInLangReasoning(SvqSpanReasoning):
+    locale = "en_us"
+    metadata = _svq_metadata("en_us", "SpanInLangReasoning")
+
+
+def _svq_task(locale: str, kind: str) -> type[Task]:
+    if (locale, kind) == ("en_us", "SpanInLangReasoning"):
+        return SVQEnUsSpanInLangReasoning
+    meta = _svq_metadata(locale, kind)
+    attributes = {
+        "locale": locale,
+        "task_file": _TASK_FILES[kind],
+        "metadata": meta,
+        "__module__": __name__,
+    }
+    return type(meta.name, (SvqSpanReasoning,), attributes)
+
+
+#: MSEB's 36 SVQ span-reasoning tasks under MSEB's names: in-language for 17 locales,
+#: cross-language for 19 (the ``audiobench.task_catalogues`` entry point ``svq-reasoning``).
+SVQ_REASONING_TASKS: tuple[type[Task], ...] = (
+    *(_svq_task(locale, "SpanInLangReasoning") for locale in SVQ_IN_LANG_LOCALES),
+    *(_svq_task(locale, "SpanCrossLangReasoning") for locale in SVQ_CROSS_LANG_LOCALES),
+)

@@ -18,11 +18,12 @@ from typing import ClassVar
 from audiobench.audio import Clip
 from audiobench.families import StabilityTask
 from audiobench.sources import DatasetError
-from audiobench.task import Synthetic, TaskMetadata
+from audiobench.task import Synthetic, Task, TaskMetadata
 from audiobench.tasks.svq import (
     INDEX_FILE,
     SVQ_CITATION,
     SVQ_LICENSE,
+    SVQ_LOCALES,
     SVQ_REFERENCE,
     SVQ_SOURCE,
     svq_folder,
@@ -30,6 +31,7 @@ from audiobench.tasks.svq import (
 )
 
 __all__ = [
+    "SVQ_STABILITY_TASKS",
     "MockStability",
     "SVQEnUsContinuousStability",
     "SVQEnUsDiscreteStability",
@@ -78,11 +80,11 @@ class SvqStability(StabilityTask):
         return clips
 
 
-def _svq_metadata(name: str, kind: str, main: str) -> TaskMetadata:
+def _svq_metadata(name: str, kind: str, main: str, locale: str = "en_us") -> TaskMetadata:
     return TaskMetadata(
         name=name,
         description=(
-            f"SVQ, en_us, clean utterances, each with 5 SpecAugment variants: MSEB's {kind} "
+            f"SVQ, {locale}, clean utterances, each with 5 SpecAugment variants: MSEB's {kind} "
             f"stability ({main}, lower is more stable)."
         ),
         dataset=SVQ_SOURCE,
@@ -105,3 +107,30 @@ class SVQEnUsDiscreteStability(SvqStability):
     locale = "en_us"
     options = StabilityTask.Options(representation="discrete")
     metadata = _svq_metadata("SVQEnUsDiscreteStability", "discrete", "Corpus_Mean_UED")
+
+
+def _svq_task(locale: str, discrete: bool) -> type[Task]:
+    kind = "discrete" if discrete else "continuous"
+    name = f"SVQ{SVQ_LOCALES[locale][0]}{kind.capitalize()}Stability"
+    main = "Corpus_Mean_UED" if discrete else "Corpus_Mean_CED"
+    attributes: dict[str, object] = {
+        "locale": locale,
+        "metadata": _svq_metadata(name, kind, main, locale),
+        "__module__": __name__,
+    }
+    if discrete:
+        attributes["options"] = StabilityTask.Options(representation="discrete")
+    return type(name, (SvqStability,), attributes)
+
+
+#: MSEB's 52 SVQ stability tasks, continuous and discrete per locale, under MSEB's names
+#: (the ``audiobench.task_catalogues`` entry point ``svq-stability``).
+SVQ_STABILITY_TASKS: tuple[type[Task], ...] = tuple(
+    task
+    for locale in SVQ_LOCALES
+    for task in (
+        (SVQEnUsContinuousStability, SVQEnUsDiscreteStability)
+        if locale == "en_us"
+        else (_svq_task(locale, False), _svq_task(locale, True))
+    )
+)

@@ -33,6 +33,8 @@ from audiobench.task import DatasetSource
 __all__ = [
     "INDEX_FILE",
     "SVQ_CITATION",
+    "SVQ_CROSS_LANG_LOCALES",
+    "SVQ_IN_LANG_LOCALES",
     "SVQ_LICENSE",
     "SVQ_LOCALES",
     "SVQ_REFERENCE",
@@ -40,6 +42,7 @@ __all__ = [
     "SvqUtterance",
     "svq_folder",
     "svq_locale_rows",
+    "svq_rows",
     "svq_task_rows",
     "svq_utterances",
 ]
@@ -85,6 +88,19 @@ SVQ_LOCALES: dict[str, tuple[str, str]] = {
     "ur_in": ("UrIn", "ur-IN"),
     "ur_pk": ("UrPk", "ur-PK"),
 }
+
+#: The locales of MSEB's in-language passage, document and span tasks (17): those whose
+#: questions have Wikipedia pages in their own language.
+SVQ_IN_LANG_LOCALES: tuple[str, ...] = (
+    *("ar_eg", "ar_x_gulf", "ar_x_levant", "ar_x_maghrebi", "bn_bd", "bn_in", "en_au"),
+    *("en_gb", "en_in", "en_ph", "en_us", "fi_fi", "id_id", "ko_kr", "ru_ru", "sw", "te_in"),
+)
+#: The locales of MSEB's cross-language tasks (19): questions answered from English pages.
+SVQ_CROSS_LANG_LOCALES: tuple[str, ...] = (
+    *("ar_eg", "ar_x_gulf", "ar_x_levant", "ar_x_maghrebi", "bn_bd", "bn_in", "fi_fi"),
+    *("gu_in", "hi_in", "ja_jp", "kn_in", "ko_kr", "ml_in", "mr_in", "ru_ru", "ta_in"),
+    *("te_in", "ur_in", "ur_pk"),
+)
 
 
 def svq_folder(name: str, local_copy: Path | None, revision: str | None, task_file: str) -> Path:
@@ -160,6 +176,8 @@ class SvqUtterance:
     environment: str | None
     text: str | None
     audio: ArrowAudioRef
+    #: The index's speaker fields (``speaker_id``, ``speaker_age``, ``speaker_gender``...).
+    speaker: dict[str, Any] = field(default_factory=dict)
 
 
 def svq_utterances(folder: Path, name: str) -> dict[str, SvqUtterance]:
@@ -193,8 +211,16 @@ def svq_utterances(folder: Path, name: str) -> dict[str, SvqUtterance]:
                 column="waveform",
                 dataset_name=f"SVQ {shard}.parquet",
             ),
+            speaker={k: v for k, v in row.items() if k.startswith("speaker_")},
         )
     return out
+
+
+def svq_rows(folder: Path, file: str, name: str) -> Iterator[dict[str, Any]]:
+    """The rows of one of SVQ's JSON-lines files (an index of documents...), each with its
+    line number as ``_line``."""
+    for number, row in _jsonl(folder / file, name):
+        yield {**row, "_line": number}
 
 
 def svq_task_rows(folder: Path, task_file: str, name: str) -> Iterator[dict[str, Any]]:

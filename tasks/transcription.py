@@ -23,10 +23,23 @@ from audiobench.audio import Clip
 from audiobench.benchmark import Benchmark, ScoreColumn
 from audiobench.families import TranscriptionTask
 from audiobench.sources import DatasetError
-from audiobench.task import Columns, Synthetic, TaskFamily, TaskMetadata
-from audiobench.tasks.svq import INDEX_FILE, SVQ_SOURCE, svq_folder, svq_task_rows, svq_utterances
+from audiobench.task import Columns, Synthetic, Task, TaskFamily, TaskMetadata
+from audiobench.tasks.svq import (
+    INDEX_FILE,
+    SVQ_LOCALES,
+    SVQ_SOURCE,
+    svq_folder,
+    svq_task_rows,
+    svq_utterances,
+)
 
-__all__ = ["TRANSCRIPTION", "MockTranscription", "SVQEnUsSpeechTranscription", "read_svq"]
+__all__ = [
+    "SVQ_TRANSCRIPTION_TASKS",
+    "TRANSCRIPTION",
+    "MockTranscription",
+    "SVQEnUsSpeechTranscription",
+    "read_svq",
+]
 
 #: MSEB's task file of the transcription tasks inside SVQ.
 SVQ_TASK_FILE = "speech_transcription.jsonl"
@@ -83,21 +96,22 @@ class SVQSpeechTranscription(TranscriptionTask):
         return read_svq(folder, SVQ_TASK_FILE, self.metadata.subsets, self.name)
 
 
-class SVQEnUsSpeechTranscription(SVQSpeechTranscription):
-    metadata = TaskMetadata(
-        name="SVQEnUsSpeechTranscription",
+def _svq_metadata(locale: str) -> TaskMetadata:
+    english = locale.startswith("en_")
+    return TaskMetadata(
+        name=f"SVQ{SVQ_LOCALES[locale][0]}SpeechTranscription",
         family=TaskFamily.TRANSCRIPTION,
         description=(
-            "MSEB's SVQ speech transcription, locale en_us: each utterance's transcript "
-            "against SVQ's, after Whisper's English normaliser. Main score: corpus WER "
-            "(lower is better); SER, NoResultRate and the character error rate too, also "
-            "per recording environment."
+            f"MSEB's SVQ speech transcription, locale {locale}: each utterance's transcript "
+            f"against SVQ's, after Whisper's {'English' if english else 'basic'} normaliser. "
+            "Main score: corpus WER (lower is better); SER, NoResultRate and the character "
+            "error rate too, also per recording environment."
         ),
         # MSEB labels SVQ 1.0.0 and reads the default branch: unpinned.
         dataset=SVQ_SOURCE,
         columns=Columns(label=None, text="text", subset="locale", required=("audio",)),
         splits=("test",),
-        subsets=("en_us",),
+        subsets=(locale,),
         main_score="wer",
         higher_is_better=False,
         domains=("speech",),
@@ -105,6 +119,24 @@ class SVQEnUsSpeechTranscription(SVQSpeechTranscription):
         citation=SVQ_CITATION,
         reference="https://github.com/google-research/mseb",
     )
+
+
+class SVQEnUsSpeechTranscription(SVQSpeechTranscription):
+    metadata = _svq_metadata("en_us")
+
+
+#: MSEB's 26 SVQ transcription tasks, one per locale, under MSEB's names (the
+#: ``audiobench.task_catalogues`` entry point ``svq-transcription`` registers them).
+SVQ_TRANSCRIPTION_TASKS: tuple[type[Task], ...] = tuple(
+    SVQEnUsSpeechTranscription
+    if locale == "en_us"
+    else type(
+        _svq_metadata(locale).name,
+        (SVQSpeechTranscription,),
+        {"metadata": _svq_metadata(locale), "__module__": __name__},
+    )
+    for locale in SVQ_LOCALES
+)
 
 
 class MockTranscription(TranscriptionTask):
