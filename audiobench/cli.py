@@ -439,8 +439,8 @@ def refused_flags(exc: ValidationError) -> str:
             problems.append(f"{flag} must be {_FLAG_TAKES[setting]}, got {got}")
         elif message.startswith("Input should be "):
             problems.append(f"{flag} must be {message.removeprefix('Input should be ')}, got {got}")
-        else:
-            problems.append(f"{flag}: {message}")
+        else:  # a validator's own message names what it takes
+            problems.append(f"{flag}: {message.removeprefix('Value error, ')}")
     return "; ".join(problems)
 
 

@@ -15,7 +15,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from rich.console import Console
 from rich.markup import escape
 
@@ -34,6 +34,7 @@ from audiobench.leaderboard.context import main_score_line
 from audiobench.metrics import kernels
 from audiobench.options import option_problems
 from audiobench.outputs import OutputType, require_output
+from audiobench.pooling import Pooling
 from audiobench.progress import RichProgress
 from audiobench.results import (
     PINNED_REVISION,
@@ -113,6 +114,13 @@ class RunConfig(BaseModel):
         description="How audio reaches the workers: the driver ships the encoded bytes, or "
         "the workers read the paths (shared filesystem or hub cache).",
     )
+
+    @field_validator("pooling")
+    @classmethod
+    def _known_pooling(cls, spec: str | None) -> str | None:
+        if spec is not None:
+            Pooling.parse(spec)  # an unknown pooling is refused before any model is loaded
+        return spec
 
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> RunConfig:

@@ -105,3 +105,18 @@ def test_evaluate_validates_only_settings_given_by_keyword(
     # The keyword wins over the config; what the config set is kept, and validated with it.
     assert validated == [{"batch_size": 3, "device": "cpu"}]
     assert devices == ["cuda", "cpu"]
+
+
+def test_an_unknown_pooling_is_refused_by_the_config_naming_the_flag(tmp_path: Path) -> None:
+    from audiobench.errors import OptionError
+
+    with pytest.raises(OptionError, match=r"invalid setting\(s\): unknown pooling 'banana'"):
+        RunConfig.model_validate({"pooling": "banana"})
+    assert RunConfig(pooling="masked:mean_time").pooling == "masked:mean_time"
+    args = ["evaluate", "-t", "SyntheticVocalisations", "-m", "log-mel", "--pooling", "mean_time+x"]
+    result = CliRunner().invoke(cli.app, [*args, "--output-dir", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        "error: --pooling: unknown pooling 'x' in 'mean_time+x'; known: "
+    )
+    assert not (tmp_path / "o").exists()

@@ -188,3 +188,16 @@ def test_an_unreadable_result_in_the_way_names_it_and_the_remedy(tmp_path: Path)
             "SyntheticVocalisations", "log-mel", output_dir=tmp_path, use_cache=False
         )
     assert path.read_text(encoding="utf-8") == "{"
+
+
+def test_an_unknown_protocol_and_too_few_groups_are_user_errors() -> None:
+    import numpy as np
+
+    from audiobench import registry
+    from audiobench.probes.splits import group_folds
+
+    with pytest.raises(OptionError, match=r"task MockClustering: invalid option protocol: .*'zzz'"):
+        registry.tasks.create("MockClustering", options={"protocol": "zzz"})
+    codes = np.array([0, 0, 1, 1, 2, 2])
+    with pytest.raises(DataError, match=r"into 5 folds needs at least 5 groups, got 3"):
+        group_folds(np.array([0, 1, 0, 1, 0, 1]), codes, 5, 0, False)
