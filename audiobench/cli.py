@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import warnings
@@ -12,14 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 from rich.table import Table
 from rich.text import Text
 
 from audiobench import registry
 from audiobench.audio import MAX_CLIP_SECONDS
-from audiobench.errors import UserError
+from audiobench.errors import OptionError, UserError
 from audiobench.leaderboard.cli import leaderboard_app, results_app
 from audiobench.reported.cli import compare_command, import_mseb_command, import_mteb_command
 from audiobench.terminal import SafeConsole, printable, stdout_console
@@ -318,6 +317,7 @@ def evaluate(
     ] = RayAudio.bytes,
 ) -> None:
     """Evaluate models on tasks and write a JSON result per (task, model) pair."""
+    from audiobench.evaluation import RunConfig
     from audiobench.grid import evaluate_grid
 
     tasks = list(task or [])
@@ -332,16 +332,10 @@ def evaluate(
         tasks += [t for t in bench.tasks if t not in tasks]
     if not tasks:
         raise _fail("give at least one --task (or a --benchmark)", code=2)
-    if not (math.isfinite(max_clip_seconds) and max_clip_seconds >= 0):
-        raise _fail(
-            f"--max-clip-seconds must be a number of seconds >= 0 (0: no limit), "
-            f"got {max_clip_seconds}",
-            code=2,
-        )
     try:
         model_options = parse_options(model_option or [], "--model-option")
         task_options = parse_options(task_option or [], "--task-option")
-    except ValueError as exc:
+    except OptionError as exc:
         raise _fail(str(exc), code=2) from None
     if weights is not None:
         model_options["weights"] = weights
@@ -353,11 +347,8 @@ def evaluate(
         task_options["n_bootstrap"] = bootstrap
     if paper_filters:
         task_options.update(max_duration_percentile=98.0, min_clips_per_class=6)
-    try:
-        outcome = evaluate_grid(
-            tasks,
-            model,
-            on_failure=_report_failure if len(tasks) * len(model) > 1 else None,
+    try:  # the one validation of the run's settings; a refusal names the flag
+        config = RunConfig(
             output_dir=output_dir,
             batch_size=batch_size,
             threads=threads,
@@ -373,7 +364,7 @@ def evaluate(
             dataset=dataset,
             dataset_revision=dataset_revision,
             allow_outside_paths=allow_outside_paths,
-            subsets=subset,
+            subsets=subset or None,
             task_options=task_options,
             model_options=model_options,
             progress=progress,
@@ -381,7 +372,16 @@ def evaluate(
             ray=ray,
             ray_actors=ray_actors,
             ray_audio=ray_audio.value,
+        )
+    except ValidationError as exc:
+        raise _fail(refused_flags(exc), code=2) from None
+    try:
+        outcome = evaluate_grid(
+            tasks,
+            model,
+            config,
             console=err,
+            on_failure=_report_failure if len(tasks) * len(model) > 1 else None,
         )
     except USER_ERRORS as exc:
         raise _fail(str(exc)) from None
@@ -415,6 +415,36 @@ def _report_failure(failure: RunFailure) -> None:
         err.print_exception()
 
 
+#: The ``evaluate`` flag of each run setting whose flag is not its name in dashes.
+_FLAG_OF_SETTING = {
+    "subsets": "--subset",
+    "use_cache": "--no-cache",
+    "count_flops": "--flops",
+    "task_options": "--task-option",
+    "model_options": "--model-option",
+}
+
+#: What a flag takes where its values differ from the setting's (0 seconds: no limit).
+_FLAG_TAKES = {"max_clip_seconds": "a number of seconds >= 0 (0: no limit)"}
+
+
+def refused_flags(exc: ValidationError) -> str:
+    """A run settings' :class:`~pydantic.ValidationError` as the ``evaluate`` flags refused:
+    ``--max-clip-seconds must be a number of seconds >= 0 (0: no limit), got -1.0``."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        setting = str(error["loc"][0]) if error["loc"] else ""
+        flag = _FLAG_OF_SETTING.get(setting, "--" + setting.replace("_", "-"))
+        got, message = error.get("input"), str(error["msg"])
+        if setting in _FLAG_TAKES:
+            problems.append(f"{flag} must be {_FLAG_TAKES[setting]}, got {got}")
+        elif message.startswith("Input should be "):
+            problems.append(f"{flag} must be {message.removeprefix('Input should be ')}, got {got}")
+        else:  # a validator's own message names what it takes
+            problems.append(f"{flag}: {message.removeprefix('Value error, ')}")
+    return "; ".join(problems)
+
+
 def parse_options(items: list[str], flag: str) -> dict[str, Any]:
     """``["layer=8", "long_clips=chunk"]`` → ``{"layer": 8, "long_clips": "chunk"}``.
 
@@ -425,7 +455,7 @@ def parse_options(items: list[str], flag: str) -> dict[str, Any]:
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"{flag} expects KEY=VALUE, got {item!r}")
+            raise OptionError(f"{flag} expects KEY=VALUE, got {item!r}")
         try:
             value = json.loads(raw)
         except json.JSONDecodeError:

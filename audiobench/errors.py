@@ -9,7 +9,14 @@ raised for a user's input, option, file or environment therefore derives from
 
 from __future__ import annotations
 
-__all__ = ["CacheError", "DataError", "OptionError", "UnsuitableModelError", "UserError"]
+__all__ = [
+    "CacheError",
+    "DataError",
+    "OptionError",
+    "ResultFileError",
+    "UnsuitableModelError",
+    "UserError",
+]
 
 
 class UserError(Exception):
@@ -30,3 +37,7 @@ class DataError(UserError, ValueError):
 
 class UnsuitableModelError(UserError, ValueError):
     """The model lacks what the task needs (a text encoder, a decoder...)."""
+
+
+class ResultFileError(UserError, ValueError):
+    """A result file cannot be read, or is not a valid result: the message names the file."""

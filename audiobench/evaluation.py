@@ -10,12 +10,12 @@ import secrets
 import shutil
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from rich.console import Console
 from rich.markup import escape
 
@@ -29,11 +29,12 @@ from audiobench.efficiency import (
     peak_memory_mb,
 )
 from audiobench.encoder import Encoder, check_device
-from audiobench.errors import DataError, OptionError, UnsuitableModelError, UserError
+from audiobench.errors import DataError, OptionError, ResultFileError, UnsuitableModelError
 from audiobench.leaderboard.context import main_score_line
 from audiobench.metrics import kernels
 from audiobench.options import option_problems
 from audiobench.outputs import OutputType, require_output
+from audiobench.pooling import Pooling
 from audiobench.progress import RichProgress
 from audiobench.results import (
     PINNED_REVISION,
@@ -114,6 +115,13 @@ class RunConfig(BaseModel):
         "the workers read the paths (shared filesystem or hub cache).",
     )
 
+    @field_validator("pooling")
+    @classmethod
+    def _known_pooling(cls, spec: str | None) -> str | None:
+        if spec is not None:
+            Pooling.parse(spec)  # an unknown pooling is refused before any model is loaded
+        return spec
+
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> RunConfig:
         """Validate settings; a refused one is an :class:`OptionError` naming it."""
@@ -121,6 +129,18 @@ class RunConfig(BaseModel):
             return super().model_validate(obj, **kwargs)
         except ValidationError as exc:
             raise OptionError(f"invalid setting(s): {option_problems(exc)}") from None
+
+
+def _with_settings(config: RunConfig | None, settings: Mapping[str, Any]) -> RunConfig:
+    """``config`` (default: every setting's default) with ``settings`` given by keyword over it.
+
+    A :class:`RunConfig` is valid once made, so it is passed on as it is: only settings given
+    by keyword are validated, together with the fields ``config`` set.
+    """
+    if not settings:
+        return config if config is not None else RunConfig()
+    given = {name: getattr(config, name) for name in config.model_fields_set} if config else {}
+    return RunConfig.model_validate({**given, **settings})
 
 
 def _make_task(spec: str | Task, config: RunConfig) -> Task:
@@ -251,14 +271,15 @@ def evaluate(
 
     Tasks and models are registry names (``audiobench list tasks``), dynamic
     names such as ``folder:PATH``, or instances. Settings come as a
-    :class:`RunConfig` or as its fields by keyword (``batch_size=8``). An
+    :class:`RunConfig`, or as its fields by keyword (``batch_size=8``, over
+    ``config`` where both are given). An
     existing result file is reused only if it records the identical run
     (same data, model fingerprint, task options, subsets); embeddings come
     from the cache whenever the same encoder has seen the same waveform.
     With ``on_failure``, a task that fails is passed to it (name, exception)
     and the others go on; without, the first failure raises.
     """
-    config = RunConfig.model_validate({**(config.model_dump() if config else {}), **settings})
+    config = _with_settings(config, settings)
     check_device(config.device)  # before any work: no CUDA, no run (DSP baselines included)
     console = console or SafeConsole(stderr=True, soft_wrap=True)  # paths must not wrap
     task_specs = [tasks] if isinstance(tasks, str | Task) else list(tasks)
@@ -269,7 +290,10 @@ def evaluate(
             "--dataset (a local dataset path) applies to one task; run tasks separately"
         )
     if isinstance(model, Encoder) and config.pooling is not None:
-        raise ValueError("pass pooling to the encoder's constructor when giving an instance")
+        raise OptionError(
+            "pooling applies to a model given by name; give an encoder instance its pooling "
+            "when you construct it"
+        )
     encoder = _make_encoder(
         model,
         {
@@ -367,8 +391,8 @@ def _reusable(
         return None
     try:
         existing = load_result(path)
-    except ValueError as exc:
-        raise DataError(
+    except ResultFileError as exc:
+        raise ResultFileError(
             f"{exc}; an unreadable result is in the way: move it aside or pass --overwrite"
         ) from exc
     if existing.run is not None and existing.run.digest == identity.digest:
@@ -455,9 +479,11 @@ def _run_one(
         require_output(encoder, task.needs_output, f"task {task.name} scores them")
     try:
         task.check_encoder(encoder)  # its contract: a clear error for an unsuitable model
-    except UserError:
-        raise
     except ValueError as exc:
+        # The contract refuses a model with a plain ValueError naming what is missing; any
+        # other kind (a UserError already, or a ValueError subclass from a bug) stays as it is.
+        if type(exc) is not ValueError:
+            raise
         raise UnsuitableModelError(str(exc)) from exc
     console.print(f"[bold]{escape(task.name)}[/] with [bold]{escape(encoder.meta.name)}[/]")
     if clips is None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich.console import Console
 
 from audiobench import distributed
 from audiobench.encoder import Encoder
+from audiobench.errors import OptionError
 from audiobench.evaluation import RunConfig, evaluate
 from audiobench.results import TaskResult
 from audiobench.task import Task
@@ -50,17 +50,18 @@ def evaluate_grid(
     *,
     console: Console | None = None,
     on_failure: Callable[[RunFailure], None] | None = None,
-    **settings: Any,
 ) -> GridOutcome:
-    """Run every task with every model, model by model.
+    """Run every task with every model, model by model, with the settings of ``config``.
 
-    With ``on_failure`` a failed pair is passed to it and recorded in the
-    outcome, and the grid goes on; without, the first failure raises (as
-    :func:`~audiobench.evaluation.evaluate` does). Ctrl-C always stops the grid.
+    ``config`` is used as given (default: every setting's default): it was
+    validated when it was made. With ``on_failure`` a failed pair is passed to
+    it and recorded in the outcome, and the grid goes on; without, the first
+    failure raises (as :func:`~audiobench.evaluation.evaluate` does). Ctrl-C
+    always stops the grid.
     """
     if not models:
-        raise ValueError("no model given")
-    config = RunConfig.model_validate({**(config.model_dump() if config else {}), **settings})
+        raise OptionError("no model given")
+    config = config if config is not None else RunConfig()
     console = console or Console(stderr=True, soft_wrap=True)
     outcome = GridOutcome()
 

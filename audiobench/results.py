@@ -21,9 +21,17 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from audiobench.audio import MAX_CLIP_SECONDS
+from audiobench.errors import ResultFileError
 from audiobench.task import SAFE_NAME
 
 __all__ = [
@@ -539,20 +547,21 @@ def result_path(
 
 
 def load_result(path: str | os.PathLike[str]) -> TaskResult:
-    """Read and validate a result file; errors name the file."""
+    """Read and validate a result file; a :class:`~audiobench.errors.ResultFileError` names
+    the file (an unreadable file, text that is not JSON, or JSON that is not a result)."""
     p = Path(path)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{p}: not a readable JSON result file: {exc}") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ResultFileError(f"{p}: not a readable JSON result file: {exc}") from exc
     except RecursionError as exc:  # deeper than the parser goes: hostile, never a result
-        raise ValueError(f"{p}: not a readable JSON result file: nested too deeply") from exc
+        raise ResultFileError(f"{p}: not a readable JSON result file: nested too deeply") from exc
     try:
         return TaskResult.model_validate(data)
-    except ValueError as exc:
-        raise ValueError(f"{p}: invalid result file: {exc}") from exc
+    except ValidationError as exc:
+        raise ResultFileError(f"{p}: invalid result file: {exc}") from exc
     except RecursionError as exc:
-        raise ValueError(f"{p}: invalid result file: nested too deeply") from exc
+        raise ResultFileError(f"{p}: invalid result file: nested too deeply") from exc
 
 
 def utc_now() -> datetime:

@@ -138,7 +138,7 @@ class EvaluatedTask(Task):
         try:
             evaluator = evaluator_for(cls.family, protocol)
         except ValueError as exc:
-            raise ValueError(f"task {cls.metadata.name}: invalid option protocol: {exc}") from None
+            raise OptionError(f"task {cls.metadata.name}: invalid option protocol: {exc}") from None
         if getattr(cls, "metadata", None) is not None and options != cls.options:
             _check_main_score_under(cls, options, evaluator)
         return options

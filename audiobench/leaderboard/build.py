@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from audiobench.errors import OptionError
 from audiobench.leaderboard.collate import Leaderboard, collate
 from audiobench.leaderboard.frames import results_frame, scores_frame, spreadsheet_safe
 from audiobench.leaderboard.markdown import render_markdown
@@ -69,10 +70,10 @@ def build_leaderboard(
     """
     root = Path(results_dir)
     if origin not in ORIGINS:
-        raise ValueError(f"origin must be one of {', '.join(ORIGINS)}, not {origin!r}")
+        raise OptionError(f"origin must be one of {', '.join(ORIGINS)}, not {origin!r}")
     for folder in (root, *map(Path, reported)):
         if not folder.is_dir():
-            raise ValueError(f"{folder}: not a directory of result files")
+            raise OptionError(f"{folder}: not a directory of result files")
     out = Path(output_dir)
     validation = validate_paths([root, *map(Path, reported)], allow_unpinned=allow_unpinned)
     kept = [

@@ -93,6 +93,7 @@ def table(
 
     from rich.table import Table
 
+    from audiobench.errors import ResultFileError
     from audiobench.leaderboard.context import ScoreContext, score_context
     from audiobench.leaderboard.validate import find_result_files
     from audiobench.results import load_result
@@ -106,7 +107,7 @@ def table(
     for path in files:
         try:
             result = load_result(path)
-        except ValueError as exc:
+        except ResultFileError as exc:
             say(f"left out: {exc}".splitlines()[0])
             continue
         model = result.model.name + (f"@{result.model.revision}" if result.model.revision else "")
@@ -365,6 +366,7 @@ def build(
     are ranked together and marked apart: a REPORTED marker and a filter on the page, an
     Origin column in the Markdown and an origin column in results.csv.
     """
+    from audiobench.errors import UserError
     from audiobench.leaderboard.build import ORIGINS, build_leaderboard
 
     if origin not in ORIGINS:
@@ -378,7 +380,7 @@ def build(
             reported=reported or [],
             origin=origin,  # type: ignore[arg-type]  # checked against ORIGINS above
         )
-    except ValueError as exc:
+    except UserError as exc:  # a refused folder; any other error is a bug, shown as one
         say(f"error: {exc}")
         raise typer.Exit(2) from None
     board = made.board

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
 
+from audiobench.errors import DataError
 from audiobench.metrics.naming import describe_clips
 from audiobench.probes.errors import GroupLeakError, MissingClassError
 
@@ -357,8 +358,8 @@ def group_folds(
     selection (:func:`audiobench.probes.base.inner_cv_folds`, the neural probes' holdout).
     """
     n_groups = int(np.unique(codes).size)
-    if n_groups < n_splits:
-        raise ValueError(
+    if n_groups < n_splits:  # the data's groups (speakers, individuals) are too few
+        raise DataError(
             f"a grouped split into {n_splits} folds needs at least {n_splits} groups, "
             f"got {n_groups}"
         )
