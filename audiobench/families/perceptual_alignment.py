@@ -496,7 +496,7 @@ class PerceptualAlignmentTask(Task):
     # -- evaluation ----------------------------------------------------------------
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> PerceptualReport:
-        from audiobench.metrics import pairwise_distances
+        from audiobench.vocsim import pairwise_distances
 
         where, clips = subset.where, subset.clips
         trials, origin = self.load_trials(clips, where)
@@ -622,7 +622,7 @@ def _score(
     the anchor than the other (a triplet's positive always is the chosen one).
     """
     from audiobench.metrics import triplet_accuracy
-    from audiobench.metrics.calibration import bootstrap_interval
+    from audiobench.vocsim.calibration import bootstrap_interval
 
     a = np.array([local[t.anchor] for t in trials])
     chosen = D[a, [local[t.second if t.choice else t.first] for t in trials]]

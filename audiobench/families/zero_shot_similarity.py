@@ -334,7 +334,7 @@ class ZeroShotSimilarityTask(Task):
         return list(compress(clips, keep)), list(compress(arrays, keep)), filtered
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> SimilarityReport:
-        from audiobench.metrics import zero_shot_similarity
+        from audiobench.vocsim import zero_shot_similarity
 
         kept, arrays = embedder.embed(subset.clips, f"{self.name} {subset.name}")
         kept, arrays, dropped = self._filter(kept, arrays, embedder.durations)

@@ -8,8 +8,9 @@ import scipy.stats
 import torch
 from scipy.spatial.distance import cdist
 
-from audiobench.metrics import InvalidEmbeddingsError, pairwise_distances
-from audiobench.metrics.distances import INT8_PAIR_MAX, _int8_pairs, _product_rows, average_ranks
+from audiobench.metrics import InvalidEmbeddingsError
+from audiobench.vocsim import pairwise_distances
+from audiobench.vocsim.distances import INT8_PAIR_MAX, _int8_pairs, _product_rows, average_ranks
 
 from . import reference
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from audiobench.metrics.fixed_point import (
+from audiobench.vocsim.fixed_point import (
     combined_products,
     combined_to_float,
     remainder_counts,

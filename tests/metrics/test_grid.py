@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from audiobench.metrics import (
-    InsufficientClassesError,
-    InvalidEmbeddingsError,
+from audiobench.metrics import InsufficientClassesError, InvalidEmbeddingsError
+from audiobench.vocsim import (
     cs,
     cscf,
     csr,

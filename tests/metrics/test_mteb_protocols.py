@@ -25,19 +25,19 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from audiobench.metrics.cosine_scores import cosine_score_matrix
-from audiobench.metrics.kmeans_bootstrap import bootstrapped_kmeans_scores
-from audiobench.metrics.logreg_protocol import (
+from audiobench.evaluators.mteb_protocol.cosine_scores import cosine_score_matrix
+from audiobench.evaluators.mteb_protocol.kmeans_bootstrap import bootstrapped_kmeans_scores
+from audiobench.evaluators.mteb_protocol.logistic_regression import (
     logreg_cross_validation_scores,
     logreg_multilabel_scores,
     logreg_train_test_scores,
 )
+from audiobench.evaluators.mteb_protocol.trec_retrieval import trec_retrieval_scores
+from audiobench.evaluators.mteb_protocol.zero_shot_argmax import zero_shot_argmax_scores
 from audiobench.metrics.pair_classification import (
     pair_classification_metrics,
     pair_classification_scores,
 )
-from audiobench.metrics.trec_retrieval import trec_retrieval_scores
-from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
 from tests.metrics.mteb_parity_data import make_all
 
 TOLERANCE = 1e-12

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from audiobench.metrics.neighbours import sorted_neighbours
+from audiobench.vocsim.neighbours import sorted_neighbours
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from audiobench.metrics import pca, pca_reduce
+from audiobench.vocsim import pca, pca_reduce
 
 
 def _same_up_to_sign(a: np.ndarray, b: np.ndarray, atol: float) -> None:

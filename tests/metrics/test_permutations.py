@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from audiobench.metrics import (
+from audiobench.metrics.labels import encode_labels, filter_classes
+from audiobench.vocsim import (
     gsr,
     gsr_details,
     kernels,
@@ -14,15 +15,14 @@ from audiobench.metrics import (
     relabelling,
     zero_shot_similarity,
 )
-from audiobench.metrics.calibration import (
+from audiobench.vocsim.calibration import (
     bootstrap_margin,
     bootstrap_means,
     label_permutation,
     summarize_null,
 )
-from audiobench.metrics.labels import encode_labels, filter_classes
-from audiobench.metrics.relabelling import RelabellingEvaluator
-from audiobench.metrics.separation import mean_separation
+from audiobench.vocsim.relabelling import RelabellingEvaluator
+from audiobench.vocsim.separation import mean_separation
 
 from .data import clustered_embeddings, random_case
 
@@ -334,7 +334,7 @@ def _reference_bootstrap_means(values: np.ndarray, n: int, seed: object) -> np.n
 
 @pytest.mark.parametrize("size", [2, 37, 5000])
 def test_bootstrap_interval_reproduces_the_plain_resampling_loop(size: int) -> None:
-    from audiobench.metrics import calibration
+    from audiobench.vocsim import calibration
 
     values = np.random.default_rng(size).normal(size=size)
     reference = _reference_bootstrap_means(values, 250, (4, 2))
@@ -348,7 +348,7 @@ def test_bootstrap_interval_reproduces_the_plain_resampling_loop(size: int) -> N
 def test_bootstrap_interval_does_not_depend_on_the_batch_size(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from audiobench.metrics import calibration
+    from audiobench.vocsim import calibration
 
     values = np.random.default_rng(3).random(300)
     whole = calibration.bootstrap_interval(values, 100, 7)
@@ -359,7 +359,7 @@ def test_bootstrap_interval_does_not_depend_on_the_batch_size(
 
 
 def test_bootstrap_interval_edge_cases() -> None:
-    from audiobench.metrics.calibration import bootstrap_interval
+    from audiobench.vocsim.calibration import bootstrap_interval
 
     single = bootstrap_interval(np.array([0.25]), 10, 0)  # scipy refuses one value
     assert (single.low, single.high, single.margin) == (0.25, 0.25, 0.0)
@@ -373,7 +373,7 @@ def test_bootstrap_interval_edge_cases() -> None:
 def test_shared_permutations_are_the_seeded_ones_and_respect_the_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from audiobench.metrics import grid
+    from audiobench.vocsim import configuration_grid as grid
 
     monkeypatch.setattr(grid, "PERMUTATION_CACHE_BYTES", 3 * 50 * 8)
     draw = grid.SharedPermutations(5)
@@ -384,7 +384,7 @@ def test_shared_permutations_are_the_seeded_ones_and_respect_the_budget(
 
 
 def test_neighbour_hit_totals_match_a_loop_and_the_per_query_hits() -> None:
-    from audiobench.metrics.precision import neighbour_hit_totals, neighbour_hits
+    from audiobench.vocsim.precision import neighbour_hit_totals, neighbour_hits
 
     rng = np.random.default_rng(11)
     n, length = 30, 6

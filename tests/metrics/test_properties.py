@@ -9,16 +9,8 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from audiobench.metrics import (
-    cs,
-    cscf,
-    csr,
-    gsr,
-    gsr_details,
-    pairwise_distances,
-    precision_at_k,
-)
-from audiobench.metrics.distances import average_ranks
+from audiobench.vocsim import cs, cscf, csr, gsr, gsr_details, pairwise_distances, precision_at_k
+from audiobench.vocsim.distances import average_ranks
 
 from . import reference
 

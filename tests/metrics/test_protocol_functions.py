@@ -10,17 +10,20 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
 from threadpoolctl import threadpool_limits
 
-from audiobench.metrics import InsufficientClassesError
-from audiobench.metrics.cosine_scores import cosine_score_matrix
-from audiobench.metrics.kmeans_bootstrap import bootstrapped_kmeans_scores
-from audiobench.metrics.logreg_protocol import (
+from audiobench.evaluators.mteb_protocol.cosine_scores import cosine_score_matrix
+from audiobench.evaluators.mteb_protocol.kmeans_bootstrap import bootstrapped_kmeans_scores
+from audiobench.evaluators.mteb_protocol.logistic_regression import (
     logreg_cross_validation_scores,
     logreg_multilabel_scores,
     logreg_train_test_scores,
     undersample_per_label,
 )
-from audiobench.metrics.prediction_report import multilabel_report, single_label_report
-from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
+from audiobench.evaluators.mteb_protocol.prediction_report import (
+    multilabel_report,
+    single_label_report,
+)
+from audiobench.evaluators.mteb_protocol.zero_shot_argmax import zero_shot_argmax_scores
+from audiobench.metrics import InsufficientClassesError
 from tests.metrics.data import clustered_embeddings
 
 

@@ -5,8 +5,8 @@ import importlib.util
 import numpy as np
 import pytest
 
-from audiobench.metrics import clustering_purity
-from audiobench.metrics.purity import weighted_purity
+from audiobench.vocsim import clustering_purity
+from audiobench.vocsim.purity import weighted_purity
 
 from .data import LINE_D, LINE_LABELS
 

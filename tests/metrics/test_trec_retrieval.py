@@ -7,7 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from audiobench.metrics.trec_retrieval import TREC_K_VALUES, TREC_METRICS, trec_retrieval_scores
+from audiobench.evaluators.mteb_protocol.trec_retrieval import (
+    TREC_K_VALUES,
+    TREC_METRICS,
+    trec_retrieval_scores,
+)
 
 # Two queries over documents d0 d1 d2 (ids "0" "1" "2"):
 #   q0: scores 0.5 0.7 0.7, relevant d0 (grade 1). d1 and d2 tie: the larger id ("2") first,

@@ -45,7 +45,7 @@ GSR's AvgID under a labelling: kernels chosen by measured speed
       relative to its largest entry, D[i, j] = Σ_k q_k[i, j]·2^(E_i − 8k) + r[i, j] with 8-bit
       digits q_k (K = 4 or more, chosen by cost on a sample of rows) and a remainder r that is
       zero except for entries far below the row's largest (near-duplicates); see
-      :mod:`audiobench.metrics.fixed_point`. Each digit's product with the 0/1 one-hot matrix
+      :mod:`audiobench.vocsim.fixed_point`. Each digit's product with the 0/1 one-hot matrix
       is an int8 matrix product with int32 accumulation, exact; the few non-zero remainders
       are added pair by pair. Integer sums also spare a column: the smallest class gets none,
       its digit sums being each row's digit totals minus the other classes' (C − 1 columns).
@@ -62,7 +62,7 @@ GSR's AvgID under a labelling: kernels chosen by measured speed
       nulls are Monte-Carlo estimates whose own spread is orders of magnitude larger.
 
     Which kernel runs is decided per matrix from each kernel's operation count and the rates
-    measured on this machine and device (:mod:`audiobench.metrics.kernels`): the fastest for
+    measured on this machine and device (:mod:`audiobench.vocsim.kernels`): the fastest for
     the nulls, and for the observed labelling the same one when it is exact, else the faster
     of pairs and the float64 product. ``AUDIOBENCH_SCORING_KERNEL`` (or ``kernel=``) forces
     one.
@@ -89,9 +89,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from audiobench.metrics import kernels
 from audiobench.metrics.blocks import gather_block, row_ranges
-from audiobench.metrics.fixed_point import (
+from audiobench.metrics.runtime import available_cores
+from audiobench.vocsim import kernels
+from audiobench.vocsim.fixed_point import (
     DIGIT_OFFSET,
     FixedPointRows,
     combined_products,
@@ -101,11 +102,10 @@ from audiobench.metrics.fixed_point import (
     selected_digit_sums,
     to_fixed_point,
 )
-from audiobench.metrics.neighbours import sorted_neighbours
-from audiobench.metrics.pairs import count_same_class_pairs, same_class_pairs
-from audiobench.metrics.precision import neighbour_hit_totals, neighbour_hits
-from audiobench.metrics.runtime import available_cores
-from audiobench.metrics.separation import mean_separation, separation_scores
+from audiobench.vocsim.neighbours import sorted_neighbours
+from audiobench.vocsim.pairs import count_same_class_pairs, same_class_pairs
+from audiobench.vocsim.precision import neighbour_hit_totals, neighbour_hits
+from audiobench.vocsim.separation import mean_separation, separation_scores
 
 #: Neighbour-list length (at least max(ks)). Longer lists resolve more clips of the observed
 #: labelling without the exact fallback, at a small extra top-k cost.
@@ -265,7 +265,7 @@ class RelabellingEvaluator:
         n_pairs = count_same_class_pairs(codes)
         n_classes = int(sizes.shape[0])
         # The AvgID kernel of the nulls is the fastest measured here (see
-        # audiobench.metrics.kernels); the observed labelling takes the same one when it is
+        # audiobench.vocsim.kernels); the observed labelling takes the same one when it is
         # exact, else the faster of the exact pairs and float64 product (one labelling).
         if forced is not None:
             if forced not in self._offered():
@@ -397,7 +397,7 @@ class RelabellingEvaluator:
 
         Exact with ``exact=True`` (the observed labelling). With ``exact=False`` (the nulls)
         the nulls' kernel computes them; when that is the float32 product, each sum S over a
-        class of m clips is within a relative :func:`~audiobench.metrics.kernels.float32_sum_bound`
+        class of m clips is within a relative :func:`~audiobench.vocsim.kernels.float32_sum_bound`
         (m) of the exact one, so each clip's s_i moves by at most half that and a null GSR by at
         most a quarter (to first order; :meth:`null_bound` states it with a factor 4 to spare).
         """
@@ -480,7 +480,7 @@ class RelabellingEvaluator:
         own: torch.Tensor,
     ) -> torch.Tensor:
         """The block of rows from ``start``: (rows, P) exact same-class sums from the digits'
-        int8 products and the remainders (see :mod:`audiobench.metrics.fixed_point`)."""
+        int8 products and the remainders (see :mod:`audiobench.vocsim.fixed_point`)."""
         n_digits, n_rows = rows.n_digits, int(rows.exponents.shape[0])
         products = selected_digit_sums(rows, onehot)  # (K, rows, P·(C − 1))
         width = self._n_columns

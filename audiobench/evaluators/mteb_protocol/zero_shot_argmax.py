@@ -5,7 +5,7 @@ models the cosine between the audio and the class prompt embeddings); the predic
 argmax_j s_ij, **ties going to the lowest class index**. The true labels are class indices
 0 … C−1 into the candidate list, or strings looked up in ``classes`` (the candidate texts).
 
-The report is :func:`~audiobench.metrics.prediction_report.single_label_report` of the
+The report is :func:`~.prediction_report.single_label_report` of the
 predictions (``accuracy``, macro / weighted ``f1``, ``precision`` and ``recall``), with ``ap``
 and ``ap_weighted`` when the true labels hold exactly two classes: the average precision of
 the similarities to class 1 with class 1 positive. The main score is ``accuracy``.
@@ -17,8 +17,8 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from audiobench.metrics.prediction_report import single_label_report
-from audiobench.metrics.retrieval import real_matrix
+from audiobench.evaluators.mteb_protocol.prediction_report import single_label_report
+from audiobench.metrics.validation import real_matrix
 
 __all__ = ["zero_shot_argmax_scores"]
 

@@ -22,7 +22,7 @@ carried over to the later folds by position.
 **Train / test** (:func:`logreg_train_test_scores`). ``n_experiments`` (10) undersamplings of
 the training split, each scored on the whole test split.
 
-Each experiment is scored with :func:`~audiobench.metrics.prediction_report.single_label_report`
+Each experiment is scored with :func:`~.prediction_report.single_label_report`
 of the hard predictions (``accuracy``, macro / weighted ``f1``, ``precision``, ``recall``; for
 two classes ``ap`` of the 0/1 predictions); the report is the mean over experiments of each
 key (``ap`` over the experiments that define it, NaN if none), plus the per-experiment
@@ -35,7 +35,7 @@ shuffles 0 … n_train−1 afresh with one NumPy ``default_rng(seed)`` generator
 across the experiments, and keeps a sample while *any* of its labels has fewer than
 ``samples_per_label`` kept samples (a kept sample counts for all its labels; a sample without
 labels is never kept). Scored with
-:func:`~audiobench.metrics.prediction_report.multilabel_report` (subset ``accuracy``,
+:func:`~.prediction_report.multilabel_report` (subset ``accuracy``,
 ``lrap`` of the predicted probabilities, macro ``f1``, ``hamming``) and averaged over the
 experiments. The main score is ``lrap``.
 
@@ -52,7 +52,10 @@ from typing import Any
 
 import numpy as np
 
-from audiobench.metrics.prediction_report import multilabel_report, single_label_report
+from audiobench.evaluators.mteb_protocol.prediction_report import (
+    multilabel_report,
+    single_label_report,
+)
 from audiobench.metrics.validation import validate_embeddings
 
 __all__ = [

@@ -26,7 +26,7 @@ distances that are mathematically equal must come out bit-identical, not differ 
   S² < 2⁵³), so equal correlations give equal bits even when the rows' norms differ.
   Integer rows within ±INT8_PAIR_MAX can be split into two int8 digits whose three products
   (int32 accumulation) are exact: taken where the rates measured on this machine make them
-  faster than one float64 product (:mod:`audiobench.metrics.kernels`; about twice as fast
+  faster than one float64 product (:mod:`audiobench.vocsim.kernels`; about twice as fast
   with int8 dot-product instructions, several times slower without).
 - *Float rows* are multiplied in float64 (error ~10⁻¹⁶, far below float32's rounding, so equal
   distances round to the same float32 with overwhelming probability). Cosine uses the
@@ -47,10 +47,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from audiobench.metrics import kernels
 from audiobench.metrics.blocks import row_ranges
 from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
 from audiobench.metrics.validation import invalid_clips_error, validate_embeddings
+from audiobench.vocsim import kernels
 
 #: The distances the protocol defines, in its order.
 DISTANCE_METRICS: tuple[str, ...] = ("cosine", "euclidean", "spearman")

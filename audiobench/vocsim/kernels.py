@@ -1,9 +1,9 @@
 """The engine's arithmetic kernels, how fast each runs on this machine, and which one a run used.
 
 Several steps of the scoring engine can be computed by more than one kernel with the same
-result: the AvgID sums of a labelling (:mod:`audiobench.metrics.relabelling`) as an int8
+result: the AvgID sums of a labelling (:mod:`audiobench.vocsim.relabelling`) as an int8
 fixed-point product, a float64 product or a random gather of same-class pairs; the products of
-integer rank rows (:mod:`audiobench.metrics.distances`) as three int8 products or one float64
+integer rank rows (:mod:`audiobench.vocsim.distances`) as three int8 products or one float64
 one. Which is fastest is a fact about the machine, not about the code: ``torch._int_mm`` runs
 at hundreds of G multiply-adds per second on a CPU with int8 dot-product instructions (VNNI,
 AMX, Arm's dot product) and at one or two G on an AVX2-only CPU, where a float64 product is

@@ -40,8 +40,8 @@ from typing import Literal
 
 import numpy as np
 
-from audiobench.metrics.retrieval import ranks_from_scores, real_matrix, relevance_pairs
-from audiobench.metrics.validation import check_ks, describe_clips
+from audiobench.metrics.retrieval import ranks_from_scores, relevance_pairs
+from audiobench.metrics.validation import check_ks, describe_clips, real_matrix
 
 __all__ = ["TREC_K_VALUES", "TREC_METRICS", "trec_retrieval_scores"]
 

@@ -3,7 +3,7 @@
 This is the straightforward evaluation behind the public :func:`gsr`, :func:`csr`, :func:`cs`,
 :func:`cscf` and :func:`silhouette`: every row of D is read once, in row blocks, and reduced
 against the class labels. It is the reference the permutation engine
-(:mod:`audiobench.metrics.relabelling`) is tested against, and costs O(N²) per labelling.
+(:mod:`audiobench.vocsim.relabelling`) is tested against, and costs O(N²) per labelling.
 
 Intra-class statistics (sum, max) and the masking of each clip's own class before taking the
 nearest other-class distance go through lists of same-class pairs (:mod:`pairs`) when those
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import torch
 
 from audiobench.metrics.blocks import gather_block, row_ranges
-from audiobench.metrics.pairs import count_same_class_pairs, same_class_pairs
+from audiobench.vocsim.pairs import count_same_class_pairs, same_class_pairs
 
 #: Largest number of (ordered) same-class entries handled as index lists; beyond it, masks.
 MAX_LISTED_ENTRIES: int = 1 << 23

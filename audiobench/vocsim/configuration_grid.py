@@ -3,8 +3,8 @@
 :func:`zero_shot_similarity` is the entry point a VocSim-style task calls with one subset's
 embeddings and labels. For each PCA setting (None = raw embeddings) and each distance it builds
 the distance matrix, evaluates the requested metrics, and for P@k and GSR also the permutation
-baseline and the bootstrap margin (:mod:`audiobench.metrics.calibration`), using the
-permutation engine (:mod:`audiobench.metrics.relabelling`) so that 1000 permutations cost a
+baseline and the bootstrap margin (:mod:`audiobench.vocsim.calibration`), using the
+permutation engine (:mod:`audiobench.vocsim.relabelling`) so that 1000 permutations cost a
 small multiple of one evaluation.
 
 Memory: one N × N float32 matrix, allocated once and refilled for every configuration, plus row
@@ -20,35 +20,35 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 import numpy as np
 import torch
 
-from audiobench.metrics.calibration import bootstrap_margin, label_permutation, summarize_null
-from audiobench.metrics.class_statistics import class_statistics
-from audiobench.metrics.distances import (
+from audiobench.metrics.labels import encode_labels, filter_classes, require_two_classes
+from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
+from audiobench.metrics.validation import check_ks, clip_names, validate_embeddings
+from audiobench.vocsim.calibration import bootstrap_margin, label_permutation, summarize_null
+from audiobench.vocsim.class_statistics import class_statistics
+from audiobench.vocsim.distances import (
     DISTANCE_METRICS,
     ClipDistances,
     centred_gram,
     check_metric,
     gram_route,
 )
-from audiobench.metrics.labels import encode_labels, filter_classes, require_two_classes
-from audiobench.metrics.pca import pca_reduce
-from audiobench.metrics.purity import clustering_purity_details
-from audiobench.metrics.relabelling import RelabellingEvaluator
-from audiobench.metrics.report import (
-    Configuration,
-    DatasetCounts,
-    MetricSummary,
-    ZeroShotSimilarityReport,
-)
-from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
-from audiobench.metrics.separation import (
+from audiobench.vocsim.pca import pca_reduce
+from audiobench.vocsim.purity import clustering_purity_details
+from audiobench.vocsim.relabelling import RelabellingEvaluator
+from audiobench.vocsim.separation import (
     class_means,
     cs_from_means,
     cscf_from_means,
     csr_from_statistics,
     mean_separation,
 )
-from audiobench.metrics.silhouettes import silhouette_of_members
-from audiobench.metrics.validation import check_ks, clip_names, validate_embeddings
+from audiobench.vocsim.silhouettes import silhouette_of_members
+from audiobench.vocsim.similarity_report import (
+    Configuration,
+    DatasetCounts,
+    MetricSummary,
+    ZeroShotSimilarityReport,
+)
 
 #: Metric groups ``zero_shot_similarity`` accepts in ``metrics``. "precision" yields one
 #: ``p@k`` entry per k; the others one entry each.

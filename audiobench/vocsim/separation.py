@@ -17,18 +17,18 @@ All four first drop unlabelled clips and classes with fewer than ``min_class_siz
   ``min_class_size`` is honoured (the reference implementation ignores it here).
 - **CSCF** (lower is better): fraction of ordered class pairs with inter(c, e) < intra_c.
 
-Scores are computed with one exact pass over D (:mod:`audiobench.metrics.class_statistics`).
+Scores are computed with one exact pass over D (:mod:`audiobench.vocsim.class_statistics`).
 """
 
 from __future__ import annotations
 
 import torch
 
-from audiobench.metrics.class_statistics import ClassStatistics, class_statistics
 from audiobench.metrics.labels import ClassFilter, filter_classes, require_two_classes
 from audiobench.metrics.results import MetricResult
 from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
 from audiobench.metrics.validation import validate_labelled_matrix
+from audiobench.vocsim.class_statistics import ClassStatistics, class_statistics
 
 #: ε in the GSR and CSR denominators.
 SEPARATION_EPSILON: float = 1e-9

@@ -6,7 +6,7 @@ of the MAEB tasks in ``tasks/maeb.py``). Under ``"mteb"`` a subset is scored by 
 functions that reproduce the reference evaluator on the same embeddings (each checked against
 it, ``tests/metrics/test_mteb_protocols.py``), with the reference's fixed settings:
 
-- **classification**: few-shot logistic regression (:mod:`audiobench.metrics.logreg_protocol`),
+- **classification**: few-shot logistic regression (:mod:`.logistic_regression`),
   8 training clips per label, seed 42. A subset whose clips all belong to one split is
   cross-validated (5 folds, one experiment per fold); otherwise the ``train`` clips train and
   the evaluation split (``test`` where present, else the one other split) is scored, 10
@@ -14,15 +14,15 @@ it, ``tests/metrics/test_mteb_protocols.py``), with the reference's fixed settin
   ``lrap``. Labels that are all whole numbers written as text are compared as integers, as the
   reference reads integer label columns.
 - **clustering**: mini-batch k-means on 10 bootstrap draws of 16,384 clips
-  (:mod:`audiobench.metrics.kmeans_bootstrap`); ``v_measure``, ``ami`` and their spread.
-- **retrieval** and **reranking**: float32 cosine scores (:mod:`audiobench.metrics.cosine_scores`)
+  (:mod:`.kmeans_bootstrap`); ``v_measure``, ``ami`` and their spread.
+- **retrieval** and **reranking**: float32 cosine scores (:mod:`.cosine_scores`)
   and ``trec_eval``'s metrics at k = 1, 3, 5, 10, 20, 100, 1000
-  (:mod:`audiobench.metrics.trec_retrieval`), ties broken by decreasing document id; queries
+  (:mod:`.trec_retrieval`), ties broken by decreasing document id; queries
   without a relevant document are left out (the reference loads only judged queries).
   Reranking ranks each query's candidates only; a relevant document outside them still counts
   in recall and mAP.
 - **zero-shot classification**: float32 cosine to each class prompt, arg-max, ties to the
-  first class (:mod:`audiobench.metrics.zero_shot_argmax`).
+  first class (:mod:`.zero_shot_argmax`).
 - **pair classification**: the scores of
   :func:`audiobench.metrics.pair_classification.pair_classification_scores`, the reference's
   keys without the thresholds.
@@ -46,8 +46,8 @@ import numpy as np
 from pydantic import Field, StringConstraints, model_validator
 
 from audiobench.errors import DataError
+from audiobench.evaluators.mteb_protocol.trec_retrieval import TREC_K_VALUES, TREC_METRICS
 from audiobench.metrics.pair_classification import PAIR_METRICS, PAIR_SIMILARITIES
-from audiobench.metrics.trec_retrieval import TREC_K_VALUES, TREC_METRICS
 from audiobench.reports import Count, KeyedReport, Summary, finite_or_none, same_number
 from audiobench.task import Embedder, Subset, Task, error_in_context
 
@@ -285,7 +285,7 @@ def classification_report(
     embedder: Embedder, subset: Subset, *, multilabel: bool, separator: str
 ) -> MtebReport:
     """Few-shot logistic regression on one subset (cross-validated or train / test)."""
-    from audiobench.metrics.logreg_protocol import (
+    from audiobench.evaluators.mteb_protocol.logistic_regression import (
         logreg_cross_validation_scores,
         logreg_multilabel_scores,
         logreg_train_test_scores,
@@ -337,7 +337,7 @@ def classification_report(
 
 def clustering_report(embedder: Embedder, subset: Subset) -> MtebReport:
     """Bootstrapped mini-batch k-means on one subset."""
-    from audiobench.metrics.kmeans_bootstrap import bootstrapped_kmeans_scores
+    from audiobench.evaluators.mteb_protocol.kmeans_bootstrap import bootstrapped_kmeans_scores
 
     kept, X = _embedded(embedder, subset)
     try:
@@ -369,8 +369,8 @@ def _ranking_report(
 ) -> MtebReport:
     """trec metrics of the float32 cosine scores of the ``queries`` and ``documents``
     embeddings; ``n_samples`` counts the queries with a relevant document."""
-    from audiobench.metrics.cosine_scores import cosine_score_matrix
-    from audiobench.metrics.trec_retrieval import trec_retrieval_scores
+    from audiobench.evaluators.mteb_protocol.cosine_scores import cosine_score_matrix
+    from audiobench.evaluators.mteb_protocol.trec_retrieval import trec_retrieval_scores
 
     scores = cosine_score_matrix(queries, documents)
     try:
@@ -455,8 +455,8 @@ def reranking_report(
 def zero_shot_report(audio: np.ndarray, prompts: np.ndarray, targets: Sequence[int]) -> MtebReport:
     """Arg-max of float32 cosine similarities of the clips' audio embeddings to the class
     prompts' (raw, as the encoder gave them); ``targets``: each clip's class index."""
-    from audiobench.metrics.cosine_scores import cosine_score_matrix
-    from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
+    from audiobench.evaluators.mteb_protocol.cosine_scores import cosine_score_matrix
+    from audiobench.evaluators.mteb_protocol.zero_shot_argmax import zero_shot_argmax_scores
 
     scores = zero_shot_argmax_scores(cosine_score_matrix(audio, prompts), list(targets))
     return MtebZeroShotReport.model_validate(

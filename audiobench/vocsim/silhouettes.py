@@ -20,12 +20,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from audiobench.metrics.class_statistics import class_statistics
 from audiobench.metrics.errors import InsufficientClassesError
 from audiobench.metrics.labels import filter_classes, require_two_classes
 from audiobench.metrics.results import MetricResult
 from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
 from audiobench.metrics.validation import validate_labelled_matrix
+from audiobench.vocsim.class_statistics import class_statistics
 
 #: Clips above which the silhouette is computed on a seeded sample.
 SILHOUETTE_SAMPLE_SIZE: int = 15_000

@@ -68,7 +68,7 @@ def pca_reduce(
         Seed of the randomized solver (only used when min(N, dim) > :data:`EXACT_LIMIT`).
     gram:
         Optional ``(centred, gram)`` of exactly these clips
-        (:func:`audiobench.metrics.distances.centred_gram`), so that a caller that also needs
+        (:func:`audiobench.vocsim.distances.centred_gram`), so that a caller that also needs
         the Gram matrix for distances computes it once; the result is the same.
 
     Returns

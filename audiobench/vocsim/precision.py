@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from audiobench.metrics.neighbours import sorted_neighbours
 from audiobench.metrics.results import MetricResult
 from audiobench.metrics.runtime import limited_cpu_threads, resolve_device
 from audiobench.metrics.validation import check_ks, validate_labelled_matrix
+from audiobench.vocsim.neighbours import sorted_neighbours
 
 __all__ = [
     "check_ks",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from audiobench.metrics.retrieval import real_matrix
+from audiobench.metrics.validation import real_matrix
 
 __all__ = ["cosine_score_matrix"]
 

@@ -25,8 +25,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 
 from audiobench.metrics.errors import InsufficientClassesError
-from audiobench.metrics.retrieval import real_matrix
-from audiobench.metrics.validation import check_positive_int
+from audiobench.metrics.validation import check_positive_int, real_matrix
 
 __all__ = ["bootstrapped_kmeans_scores"]
 
