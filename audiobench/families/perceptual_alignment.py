@@ -389,7 +389,7 @@ class PerceptualAlignmentTask(Task):
         main = parse_score_path(self.metadata.main_score)[0]
         return tuple(dict.fromkeys((*self.options.distances, main)))
 
-    def protocol(self) -> dict[str, Any]:
+    def run_facts(self) -> dict[str, Any]:
         o = self.options
         distance, kind, group = _main_parts(parse_score_path(self.metadata.main_score)) or ("",) * 3
         return {

@@ -402,7 +402,7 @@ class ZeroShotSimilarityTask(Task):
                 lines.append(line)
         return lines or super().highlights(scores)
 
-    def protocol(self) -> dict[str, Any]:
+    def run_facts(self) -> dict[str, Any]:
         grid = {k: list(v) if isinstance(v, tuple) else v for k, v in self.grid().items()}
         return {"grid": grid, "filters": self.options.model_dump(include=set(_FILTERS))}
 
