@@ -4,7 +4,7 @@ Every family that has a MAEB task type takes the option ``protocol``: ``"audiobe
 family's own, richer evaluation, the default of audiobench's tasks) or ``"mteb"`` (the default
 of the MAEB tasks in ``tasks/maeb.py``). Under ``"mteb"`` a subset is scored by the metric
 functions that reproduce the reference evaluator on the same embeddings (each checked against
-it, ``tests/metrics/test_mteb_protocols.py``), with the reference's fixed settings:
+it, ``tests/mteb_protocol/test_mteb_protocols.py``), with the reference's fixed settings:
 
 - **classification**: few-shot logistic regression (:mod:`.logistic_regression`),
   8 training clips per label, seed 42. A subset whose clips all belong to one split is

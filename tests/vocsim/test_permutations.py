@@ -23,8 +23,7 @@ from audiobench.vocsim.calibration import (
 )
 from audiobench.vocsim.relabelling import RelabellingEvaluator
 from audiobench.vocsim.separation import mean_separation
-
-from .data import clustered_embeddings, random_case
+from tests.metrics.data import clustered_embeddings, random_case
 
 
 def _engine(D: np.ndarray, labels: list[object], ks=(1, 5), **kwargs):

@@ -2,7 +2,7 @@
 
 Pure NumPy on purpose: the same module was imported by a script that ran MTEB's own task
 classes and evaluators on these embeddings (through an encoder that looks the embeddings
-up), and :mod:`tests.metrics.test_mteb_protocols` pins the numbers MTEB produced. Changing
+up), and :mod:`tests.mteb_protocol.test_mteb_protocols` pins the numbers MTEB produced. Changing
 anything here changes the data and invalidates those pinned values.
 
 Each case imitates the layout of one MAEB task type (class counts and sizes are small).

@@ -2,7 +2,7 @@
 
 Every constant below was produced by **MTEB 2.26.24** (scikit-learn 1.9.1, NumPy 2.4.6,
 torch 2.13.0 CPU, pytrec-eval-terrier 0.5.11): its task classes and evaluators were run on
-the embeddings of :func:`tests.metrics.mteb_parity_data.make_all` through an encoder that
+the embeddings of :func:`tests.mteb_protocol.mteb_parity_data.make_all` through an encoder that
 looks each input's embedding up (no model, no hub data), e.g. ``BeijingOpera`` for
 cross-validated classification, ``CommonLanguageAgeDetection`` for train/test,
 ``FSD2019Kaggle`` (curated) for multi-label, ``VehicleSoundClustering`` and
@@ -38,7 +38,7 @@ from audiobench.metrics.pair_classification import (
     pair_classification_metrics,
     pair_classification_scores,
 )
-from tests.metrics.mteb_parity_data import make_all
+from tests.mteb_protocol.mteb_parity_data import make_all
 
 TOLERANCE = 1e-12
 

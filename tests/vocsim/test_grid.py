@@ -20,8 +20,7 @@ from audiobench.vocsim import (
     silhouette,
     zero_shot_similarity,
 )
-
-from .data import clustered_embeddings
+from tests.metrics.data import clustered_embeddings
 
 METRIC_KEYS = {
     "value",

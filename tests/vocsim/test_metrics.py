@@ -19,9 +19,9 @@ from audiobench.vocsim import (
     precision_at_k_details,
     silhouette,
 )
+from tests.metrics.data import LINE_D, LINE_LABELS, random_case
 
 from . import reference
-from .data import LINE_D, LINE_LABELS, random_case
 
 
 def test_precision_hand_computed() -> None:

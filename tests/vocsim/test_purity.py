@@ -7,8 +7,7 @@ import pytest
 
 from audiobench.vocsim import clustering_purity
 from audiobench.vocsim.purity import weighted_purity
-
-from .data import LINE_D, LINE_LABELS
+from tests.metrics.data import LINE_D, LINE_LABELS
 
 
 def test_weighted_purity_ignores_noise() -> None:
