@@ -54,7 +54,9 @@ distances; shared conventions (:mod:`.mseb_conventions`): :func:`weighted_mean_a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from audiobench.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from audiobench.metrics.classification import (
@@ -363,17 +365,4 @@ __all__ = [
     "word_error_rate_details",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'audiobench.metrics' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"audiobench.metrics.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

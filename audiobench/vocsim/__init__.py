@@ -21,7 +21,9 @@ and its labels encoded by :mod:`audiobench.metrics.labels`, as every metric's ar
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from audiobench.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from audiobench.vocsim.configuration_grid import (
@@ -109,17 +111,4 @@ __all__ = [
     "zero_shot_similarity",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'audiobench.vocsim' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"audiobench.vocsim.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
