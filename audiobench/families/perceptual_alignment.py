@@ -30,7 +30,7 @@ subsets scores each on its own clips: a trial naming a clip of another
 subset names a clip that subset lacks.
 
 **Scores**, per subset and distance (option ``distances``, via
-:func:`audiobench.metrics.pairwise_distances` on the pooled embeddings,
+:func:`audiobench.vocsim.pairwise_distances` on the pooled embeddings,
 float64), in ``scores[subset][distance][kind][group]`` (:class:`TrialScores`):
 for triplets, accuracy over ``all`` of them and over each ``margin_type``
 group (VocSim's ``high``); for 2AFC, over ``all`` answered trials and over
@@ -103,7 +103,7 @@ ALL = "all"
 CONSISTENT = "consistent"
 #: How many offending trials a message or ``details`` lists.
 EXAMPLES = 10
-#: Distances :func:`audiobench.metrics.pairwise_distances` computes (named here so that
+#: Distances :func:`audiobench.vocsim.pairwise_distances` computes (named here so that
 #: declaring a task imports no numerics; a test keeps the two equal).
 DISTANCES: tuple[str, ...] = ("cosine", "euclidean", "spearman")
 

@@ -1,7 +1,7 @@
 """Zero-shot similarity (VocSim): are recordings of the same sound event close together?
 
 No training: every subset's pooled embeddings go, as they are, through the
-(PCA × distance) grid of :func:`audiobench.metrics.zero_shot_similarity`,
+(PCA × distance) grid of :func:`audiobench.vocsim.zero_shot_similarity`,
 which reports P@k and GSR (and optionally CSR, CS, CSCF, silhouette) with
 permutation baselines and bootstrap margins. Subsets are scored separately
 and macro-averaged, public and blind apart; for blind subsets only the

@@ -81,7 +81,7 @@ def silhouette(
     Parameters
     ----------
     D, labels, min_class_size, device:
-        As for :func:`audiobench.metrics.gsr`.
+        As for :func:`audiobench.vocsim.gsr`.
     sample_size:
         Above this many kept clips, evaluate a seeded random sample of this size
         (``None``: never sample).
