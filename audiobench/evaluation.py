@@ -31,7 +31,6 @@ from audiobench.efficiency import (
 from audiobench.encoder import Encoder, check_device
 from audiobench.errors import DataError, OptionError, ResultFileError, UnsuitableModelError
 from audiobench.leaderboard.context import main_score_line
-from audiobench.metrics import kernels
 from audiobench.options import option_problems
 from audiobench.outputs import OutputType, require_output
 from audiobench.pooling import Pooling
@@ -55,6 +54,7 @@ from audiobench.runner import CachedEmbedder, OnError, RunStats
 from audiobench.task import Task
 from audiobench.terminal import SafeConsole
 from audiobench.version import __version__
+from audiobench.vocsim import kernels
 
 __all__ = ["RunConfig", "dataset_identity", "evaluate", "run_identity"]
 

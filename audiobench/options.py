@@ -6,16 +6,42 @@ Pydantic's lax mode turns ``true`` into ``1`` for an integer and accepts
 boolean is accepted only where the field admits a boolean, and no float
 option takes a non-finite value. Everything else (``"64"`` for an integer,
 a list for a tuple) converts as before.
+
+An option renamed in a later version keeps its old name as an alias
+(:attr:`StrictOptions.renamed`): a result file that recorded it still reads, and a
+command line that gives it still runs, with a :class:`DeprecatedOptionWarning` naming the new
+name.
 """
 
 from __future__ import annotations
 
 import types
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+import warnings
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-__all__ = ["StrictOptions", "option_problems"]
+from audiobench.errors import OptionError
+
+__all__ = [
+    "DeprecatedOptionWarning",
+    "StrictOptions",
+    "current_option_names",
+    "option_problems",
+    "read_recorded_options",
+]
+
+
+class DeprecatedOptionWarning(FutureWarning):
+    """An option given under the name it had before a rename (read as the new name)."""
 
 
 def _admits_bool(annotation: Any) -> bool:
@@ -56,6 +82,18 @@ class StrictOptions(BaseModel):
     """Options: unknown keys, booleans taken for numbers and non-finite floats are errors."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    #: Options renamed since results recorded them: old name -> current name. The old name is
+    #: read as the current one wherever options are validated (result files written before the
+    #: rename stay valid); :func:`current_option_names` also warns a user who types it.
+    renamed: ClassVar[Mapping[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _current_names(cls, data: Any) -> Any:
+        if cls.renamed and isinstance(data, Mapping):
+            return current_option_names(cls, data)
+        return data
 
     @field_validator("*", mode="before")
     @classmethod
@@ -105,3 +143,46 @@ def option_problems(exc: ValidationError) -> str:
             message = f"{field}: {message}"
         problems.append(message)
     return "; ".join(problems)
+
+
+def current_option_names(
+    options: type[StrictOptions], values: Mapping[str, Any], *, where: str | None = None
+) -> dict[str, Any]:
+    """``values`` with each renamed option under its current name (:attr:`StrictOptions.renamed`).
+
+    With ``where`` (how errors name the task or model, e.g. ``"task ESC50"``), the values are a
+    user's input: each old name gets a :class:`DeprecatedOptionWarning` that names the new one.
+    Giving both names of one option is an error, whatever their values.
+    """
+    current: dict[str, Any] = {}
+    for key, value in values.items():
+        new = options.renamed.get(key)
+        if new is None:
+            current[key] = value
+            continue
+        if new in values:
+            raise OptionError(
+                f"{where or 'options'}: {key} is the old name of {new}; give {new} only"
+            )
+        if where is not None:
+            warnings.warn(
+                f"{where}: option {key} is deprecated, read as {new} (its new name); "
+                f"write -O {new}=... instead",
+                DeprecatedOptionWarning,
+                stacklevel=3,
+            )
+        current[new] = value
+    return current
+
+
+def read_recorded_options(
+    options: type[StrictOptions], values: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The options a result file recorded that ``options`` still takes, under current names.
+
+    Options a later version dropped are left out (they no longer change how a file is read);
+    renamed ones are read under their new name, silently (the file is not the user's input).
+    """
+    return {
+        k: v for k, v in current_option_names(options, values).items() if k in options.model_fields
+    }

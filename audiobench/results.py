@@ -303,7 +303,7 @@ class Environment(BaseModel):
     scoring_kernels: dict[str, Any] | None = Field(
         default=None,
         description="The scoring kernels chosen (purpose/kernel: count) and the product rates "
-        "measured on this machine that chose them (audiobench.metrics.kernels).",
+        "measured on this machine that chose them (audiobench.vocsim.kernels).",
     )
     ray: RayInfo | None = Field(default=None, description="Set when encoding ran on Ray.")
     threads: int | None = Field(

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from audiobench import reports as _reports
 from audiobench.audio import Clip
 from audiobench.errors import DataError, OptionError
-from audiobench.options import StrictOptions
+from audiobench.options import StrictOptions, current_option_names
 from audiobench.outputs import OutputType, TextOutput
 from audiobench.reports import Report, Summary, parse_score_path, problems_of, score_at
 from audiobench.sources import Columns, DatasetSource, Synthetic
@@ -292,6 +292,12 @@ class Task(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if callable(cls.__dict__.get("protocol")):
+            # A family written before the rename would silently lose its facts.
+            raise TypeError(
+                f"{cls.__name__} defines protocol(): the run-wide facts written to a result's "
+                "details are now returned by run_facts(); rename the method"
+            )
         if "Options" in cls.__dict__ and "options" not in cls.__dict__:
             cls.options = cls.Options()  # a family's defaults are its Options' defaults
         if not isinstance(cls.options, cls.Options):
@@ -328,7 +334,12 @@ class Task(ABC):
 
     @classmethod
     def resolve_options(cls, values: Mapping[str, Any]) -> TaskOptions:
-        """The task's defaults with ``values`` applied, validated; errors name the task."""
+        """The task's defaults with ``values`` applied, validated; errors name the task.
+
+        An option given under its old name (``Options.renamed``) is read under its new one,
+        with a :class:`~audiobench.options.DeprecatedOptionWarning`.
+        """
+        values = current_option_names(cls.Options, values, where=f"task {cls.metadata.name}")
         unknown = sorted(k for k in values if k not in cls.Options.model_fields)
         if unknown:
             accepted = ", ".join(cls.Options.model_fields) or "none"
@@ -497,7 +508,7 @@ class Task(ABC):
             # Blind subsets leave the machine only as averages.
             scores={s: r.to_json() for s, r in reports.items() if s not in blind},
             aggregates={g: s.to_json() for g, s in summaries.items()} if written else {},
-            details={**self.protocol(), **per_subset_details},
+            details={**self.run_facts(), **per_subset_details},
         )
 
     def _evaluate_skipping(self, embedder: Embedder, subset: Subset) -> _reports.Report:
@@ -543,8 +554,11 @@ class Task(ABC):
         """
         return _reports.mean_summary(self.Summary, reports)
 
-    def protocol(self) -> dict[str, Any]:
-        """Run-wide facts of the evaluation recorded in the result's ``details``."""
+    def run_facts(self) -> dict[str, Any]:
+        """Run-wide facts of the evaluation recorded in the result's ``details``.
+
+        (Called ``protocol()`` before; "protocol" names the scoring protocol only.)
+        """
         return {}
 
     def highlights(self, scores: TaskScores) -> list[str]:

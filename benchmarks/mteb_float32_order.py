@@ -2,8 +2,8 @@
 
 import numpy as np
 
+from audiobench.evaluators.mteb_protocol.trec_retrieval import trec_retrieval_scores
 from audiobench.metrics.pair_classification import pair_classification_scores
-from audiobench.metrics.trec_retrieval import trec_retrieval_scores
 
 rng = np.random.default_rng(0)
 worst_pair = 0.0

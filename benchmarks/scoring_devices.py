@@ -1,7 +1,7 @@
 """The scoring engine on the CPU and on an accelerator: the same grid, its time on each, and
 whether the scores agree.
 
-Runs :func:`audiobench.metrics.zero_shot_similarity` (the full default grid: 2 PCA settings × 3
+Runs :func:`audiobench.vocsim.zero_shot_similarity` (the full default grid: 2 PCA settings × 3
 distances, P@1, P@5, GSR with permutation baselines and bootstrap margins) on generated
 clustered embeddings (``vocsim_metrics.make_embeddings``), once with ``device="cpu"`` and once
 with ``--device``, and prints both times and the largest difference per kind of number:
@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from vocsim_metrics import make_embeddings
 
-from audiobench import metrics
+from audiobench import vocsim
 from audiobench.machine import cpu_description
-from audiobench.metrics import kernels
+from audiobench.vocsim import kernels
 
 
 def run(X: np.ndarray, labels: np.ndarray, device: str, perms: int) -> tuple[float, dict]:
@@ -36,7 +36,7 @@ def run(X: np.ndarray, labels: np.ndarray, device: str, perms: int) -> tuple[flo
         torch.cuda.synchronize()
     t0 = time.perf_counter()
     with kernels.recording() as chosen:
-        report = metrics.zero_shot_similarity(X, labels, n_permutations=perms, device=device)
+        report = vocsim.zero_shot_similarity(X, labels, n_permutations=perms, device=device)
     seconds = time.perf_counter() - t0
     if perms > 10:
         print(f"   {device} kernels: {chosen.summary()}")

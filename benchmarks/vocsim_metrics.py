@@ -140,7 +140,7 @@ def naive_bootstrap_margin(values: np.ndarray, n_bootstrap: int, rng: np.random.
 def _distance_matrix(X: np.ndarray, metric: str = "cosine"):
     import torch
 
-    from audiobench.metrics.distances import fill_distance_matrix
+    from audiobench.vocsim.distances import fill_distance_matrix
 
     D = torch.empty((X.shape[0], X.shape[0]), dtype=torch.float32)
     return fill_distance_matrix(X.astype(np.float64), metric, D)
@@ -150,7 +150,7 @@ def _engine(D, labels: np.ndarray):
     import torch
 
     from audiobench.metrics.labels import encode_labels, filter_classes
-    from audiobench.metrics.relabelling import RelabellingEvaluator
+    from audiobench.vocsim.relabelling import RelabellingEvaluator
 
     encoded = encode_labels(labels, labels.shape[0])
     kept = filter_classes(encoded, 2)
@@ -168,7 +168,7 @@ def _engine(D, labels: np.ndarray):
 def _observed(engine) -> dict[str, np.ndarray]:
     import torch
 
-    from audiobench.metrics.separation import mean_separation
+    from audiobench.vocsim.separation import mean_separation
 
     hits = engine.precision_hits(torch.arange(engine.n))
     scores, evaluated = engine.gsr_scores(torch.arange(engine.n_gsr)[None])
@@ -185,8 +185,8 @@ def run_stage(stage: str, args: argparse.Namespace) -> dict[str, Any]:
     import scipy.stats  # noqa: F401  (the bootstrap's; importing it takes ~1.2 s, once a process)
     import torch
 
-    from audiobench import metrics
-    from audiobench.metrics import kernels
+    from audiobench import vocsim
+    from audiobench.vocsim import kernels
 
     X, labels = make_embeddings(args.n, args.classes, args.dim, args.seed, args.spread)
     work: Callable[[], Any]
@@ -208,7 +208,7 @@ def run_stage(stage: str, args: argparse.Namespace) -> dict[str, Any]:
         if side == "fast":
 
             def work() -> Any:
-                return metrics.pca_reduce(X_raw, 100, seed=0)
+                return vocsim.pca_reduce(X_raw, 100, seed=0)
         else:
             from sklearn.decomposition import PCA
 
@@ -222,7 +222,7 @@ def run_stage(stage: str, args: argparse.Namespace) -> dict[str, Any]:
 
         def work() -> Any:
             with kernels.recording() as chosen:
-                report = metrics.zero_shot_similarity(
+                report = vocsim.zero_shot_similarity(
                     X_raw,
                     labels,
                     n_permutations=args.perms,
@@ -247,17 +247,17 @@ def run_stage(stage: str, args: argparse.Namespace) -> dict[str, Any]:
             k = int(name[2:])
 
             def work() -> Any:
-                return metrics.precision_at_k(D, labels, k)
+                return vocsim.precision_at_k(D, labels, k)
         elif side == "fast" and name == "gsr":
 
             def work() -> Any:
-                return metrics.gsr(D, labels)
+                return vocsim.gsr(D, labels)
         elif side == "fast" and name == "evaluation":
 
             def work() -> Any:
                 return _observed(_engine(D, labels))
         elif side == "fast" and name == "permutations":
-            from audiobench.metrics.calibration import label_permutation
+            from audiobench.vocsim.calibration import label_permutation
 
             engine = _engine(D, labels)
 
@@ -266,7 +266,7 @@ def run_stage(stage: str, args: argparse.Namespace) -> dict[str, Any]:
                     args.perms, lambda i: (label_permutation(args.n, 0, 0, i),) * 2
                 )
         elif side == "fast" and name == "bootstrap":
-            from audiobench.metrics.calibration import bootstrap_margin
+            from audiobench.vocsim.calibration import bootstrap_margin
 
             per_clip = _observed(_engine(D, labels))
 

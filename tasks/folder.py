@@ -224,8 +224,8 @@ class _FolderTask(Task):
     folder_root: ClassVar[Path]
     folder_info: ClassVar[dict[str, Any]] = {}
 
-    def protocol(self) -> dict[str, Any]:
-        own: dict[str, Any] = super().protocol()
+    def run_facts(self) -> dict[str, Any]:
+        own: dict[str, Any] = super().run_facts()
         grouped = getattr(self.options, "grouped", None)
         info = dict(self.folder_info)
         if grouped is not None:

@@ -2,10 +2,10 @@
 
 Each task is pinned to the hub repository and revision MAEB evaluates, reads the same split
 and columns, and keeps MAEB's name and main score. By default it is scored as MTEB scores it
-(``protocol="mteb"``, :mod:`audiobench.families.mteb_protocol`), so its numbers are comparable
-with MAEB's published ones; ``--task-option protocol=audiobench`` gives the family's own,
-richer report instead (whose keys differ, so the MAEB main score is then undefined). How each
-dataset is read is declared in ``hub`` (:class:`audiobench.maeb.HubData`). Every MAEB task
+(``protocol="mteb"``, :mod:`audiobench.evaluators.mteb_protocol.subset_scores`), so its
+numbers are comparable with MAEB's published ones; ``--task-option protocol=audiobench``
+gives the family's own, richer report instead (whose keys differ, so the MAEB main score is
+then undefined). How each dataset is read is declared in ``hub`` (:class:`audiobench.hub_layouts.HubData`). Every MAEB task
 accepts repeated audio, as the reference scores the data as published. Audio–text tasks
 (text→audio retrieval, lyrics, zero-shot) refuse models without a text tower.
 
@@ -28,7 +28,7 @@ from audiobench.families import (
     RetrievalTask,
     ZeroShotClassificationTask,
 )
-from audiobench.maeb import HubData, load_hub_clips, mteb_task_type
+from audiobench.hub_layouts import HubData, load_hub_clips, mteb_task_type
 from audiobench.task import Columns, DatasetSource, TaskMetadata
 from audiobench.tasks.maeb_languages import COMMON_VOICE_21, FLEURS, JAM_ALT, MINDS14, SIB_FLEURS
 

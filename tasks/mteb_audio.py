@@ -7,7 +7,8 @@ reads the hub dataset and revision MTEB pins (``tasks/mteb_pins.py``), the same 
 columns, keeps MTEB's name and main score, and is scored under ``protocol="mteb"`` by default
 (``--task-option protocol=audiobench`` gives the family's own report). What MTEB does to the
 data at load time (rows left out, stratified subsampling, renamed labels, a split read under
-another name) is declared in ``hub`` (:class:`audiobench.maeb.HubData`) and done the same way.
+another name) is declared in ``hub`` (:class:`audiobench.hub_layouts.HubData`) and done the same
+way.
 
 Classification follows MTEB's two set-ups: a task whose only evaluation split is ``train`` is
 cross-validated (5 folds), otherwise ``train`` trains and ``test`` is scored.
@@ -31,7 +32,7 @@ from audiobench.families import (
     RerankingTask,
     ZeroShotClassificationTask,
 )
-from audiobench.maeb import HubData
+from audiobench.hub_layouts import HubData
 from audiobench.task import Columns, DatasetSource, TaskMetadata
 from audiobench.tasks.maeb import MaebTask
 from audiobench.tasks.mteb_pins import PINS

@@ -18,7 +18,7 @@ conventions shared with the other families.
 from __future__ import annotations
 
 from audiobench.families import RetrievalTask
-from audiobench.maeb import HubData
+from audiobench.hub_layouts import HubData
 from audiobench.task import Columns
 from audiobench.tasks.maeb import JamAltLyricA2TRetrieval
 from audiobench.tasks.maeb_languages import COMMON_VOICE_21, JAM_ALT

@@ -52,7 +52,7 @@ from audiobench.families import (
     RetrievalTask,
     ZeroShotClassificationTask,
 )
-from audiobench.maeb import TextOnly
+from audiobench.hub_layouts import TextOnly
 from audiobench.sources import DatasetError
 from audiobench.task import Task, TaskMetadata
 from audiobench.tasks.svq import (

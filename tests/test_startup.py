@@ -58,12 +58,14 @@ def test_task_and_model_metadata_read_without_heavy_imports() -> None:
     assert json.loads(out.strip().splitlines()[-1]) == []
 
 
-def test_no_lazy_metric_export_is_shadowed_by_a_submodule() -> None:
+@pytest.mark.parametrize("package", ["audiobench.metrics", "audiobench.vocsim"])
+def test_no_lazy_metric_export_is_shadowed_by_a_submodule(package: str) -> None:
     """Importing ``audiobench.metrics.X`` binds X on the package, so an export named like a
     submodule would turn into that module once anything imported it."""
+    import importlib
     import pkgutil
 
-    import audiobench.metrics as metrics
+    metrics = importlib.import_module(package)
 
     submodules = {info.name for info in pkgutil.iter_modules(metrics.__path__)}
     assert not submodules & set(metrics._EXPORTS)

@@ -31,7 +31,7 @@ standard deviation (the "mean ± std over seeds" of a paper), ``per_split`` the 
 seeds of each split, ``std`` the spread of those across folds. The first seed chooses the
 hyper-parameters; the other seeds reuse its choice.
 
-Token recipe (option ``token_protocol``). ``"default"`` trains the token probes with the
+Token recipe (option ``token_recipe``). ``"default"`` trains the token probes with the
 family's shared neural recipe (:mod:`audiobench.probes.neural`): standardised tokens,
 cross-entropy or binary cross-entropy, batches of 32, AdamW with a cosine schedule and early
 stopping on the validation loss when there is a validation split, fixed learning rate and
@@ -414,7 +414,7 @@ def _fit_settings(task: ClassificationTask) -> FitSettings:
         multilabel=o.multilabel,
         seed=o.seed,
         token_seeds=task.token_seeds,
-        paper=o.token_protocol == "paper",
+        paper=o.token_recipe == "paper",
         search=o.token_search,
         trials=o.token_trials,
         probe_params=o.probe_params,
@@ -439,7 +439,7 @@ def _token_splits(
     from audiobench.probes.splits import check_split, with_validation_folds
 
     o = task.options
-    if not (method == "folds" and o.token_protocol == "paper" and o.token_search == "paper"):
+    if not (method == "folds" and o.token_recipe == "paper" and o.token_search == "paper"):
         return {}
     try:
         designated = with_validation_folds(splits)

@@ -149,7 +149,7 @@ class EvaluatedTask(Task):
     def summarize(self, reports: Mapping[str, _reports.Report]) -> _reports.Summary:
         return _evaluator(self).summarize(self, reports)
 
-    def protocol(self) -> dict[str, Any]:
+    def run_facts(self) -> dict[str, Any]:
         evaluator = _evaluator(self)
         return {
             **evaluator.describe(self),

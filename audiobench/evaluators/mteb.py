@@ -1,7 +1,7 @@
 """MTEB's protocol (``protocol="mteb"``): each family scored as MTEB scores its MAEB tasks.
 
 The reproductions of the reference's evaluators and their fixed settings are in
-:mod:`audiobench.families.mteb_protocol`; this module registers them as evaluators.
+:mod:`audiobench.evaluators.mteb_protocol.subset_scores`; this module registers them as evaluators.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from audiobench import reports as _reports
 from audiobench.evaluators.evaluator import Evaluator
+from audiobench.evaluators.mteb_protocol import subset_scores as mteb_protocol
+from audiobench.evaluators.mteb_protocol.subset_scores import MtebReport, MtebSummary
 from audiobench.evaluators.registry import register
-from audiobench.families import mteb_protocol
-from audiobench.families.mteb_protocol import MtebReport, MtebSummary
 from audiobench.task import Embedder, Subset, Task, TaskFamily
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ evaluated on. How it is scored belongs to the evaluator its ``protocol`` option 
   (``probes``; vector probes on pooled embeddings, token probes on the encoder's token maps,
   :mod:`audiobench.probes`) fitted on every split and tested there; ``main_score`` reads
   ``"<probe>:<metric>"`` (``"linear:accuracy"``, ``"linear:map"``). The token probes' recipe
-  (``token_protocol``: the family's ``"default"`` or the probing paper's ``"paper"``), its
+  (``token_recipe``: the family's ``"default"`` or the probing paper's ``"paper"``), its
   search and seeds are that evaluator's options.
 - ``"mteb"`` (:mod:`audiobench.evaluators.mteb`): as MTEB scores MAEB's classification tasks
   (few-shot logistic regression, main score ``accuracy``, or ``lrap`` for multi-label tasks;
@@ -60,6 +60,9 @@ class ClassificationTask(EvaluatedTask):
     family: ClassVar[TaskFamily] = TaskFamily.CLASSIFICATION
 
     class Options(EvaluatedOptions):
+        # token_recipe was called token_protocol: "protocol" now names the scoring protocol only.
+        renamed: ClassVar[Mapping[str, str]] = {"token_protocol": "token_recipe"}
+
         probes: tuple[ProbeName, ...] = Field(
             ("linear", "knn"), description="Probes run; the main score's probe always runs (first)."
         )
@@ -86,16 +89,21 @@ class ClassificationTask(EvaluatedTask):
             0.5, ge=0.0, le=1.0, description="Multi-label decision threshold (F1 scores)."
         )
         seed: int = Field(0, description="Seed of generated folds and of every probe.")
-        token_protocol: Literal["default", "paper"] = Field(
+        token_recipe: Literal["default", "paper"] = Field(
             "default",
-            description="Token probes' recipe: 'default' (the family's neural recipe) or "
-            "'paper' (the probing paper's: raw tokens, asymmetric multi-label loss, batch 128, "
-            "30 epochs without early stopping, lr/weight-decay grid, full-width attention, "
-            "5 seeds).",
+            description="Token probes' training recipe: 'default' (the family's neural recipe) "
+            "or 'paper' (the probing paper's: raw tokens, asymmetric multi-label loss, batch "
+            "128, 30 epochs without early stopping, lr/weight-decay grid, full-width attention, "
+            "5 seeds). Formerly token_protocol (still read, with a deprecation warning).",
+        )
+        # Declared so that a run handing options to the tasks that take them keeps it; read
+        # as token_recipe on input (Options.renamed) and never recorded.
+        token_protocol: Literal["default", "paper"] | None = Field(
+            None, exclude=True, description="Deprecated: the old name of token_recipe."
         )
         token_search: Literal["grid", "paper"] = Field(
             "grid",
-            description="Paper protocol: how the token probes' learning rate and weight decay "
+            description="Paper recipe: how the token probes' learning rate and weight decay "
             "are chosen: 'grid' (a 2 × 2 grid inside the paper's ranges) or 'paper' (the "
             "paper's search: Sobol then TPE trials under successive halving, the best few "
             "re-run with 5 seeds; needs pip install 'audiobench[search]').",
@@ -107,15 +115,15 @@ class ClassificationTask(EvaluatedTask):
             None,
             ge=1,
             description="Seeds per token probe (seed, seed + 1, ...; mean ± std over them). "
-            "None: 5 under the paper protocol, else 1.",
+            "None: 5 under the paper recipe, else 1.",
         )
 
         @model_validator(mode="after")
         def _search_needs_paper(self) -> Self:
-            if self.token_search == "paper" and self.token_protocol != "paper":
+            if self.token_search == "paper" and self.token_recipe != "paper":
                 raise ValueError(
-                    "token_search='paper' is the paper protocol's search: add "
-                    "-O token_protocol=paper (the default protocol has no search)"
+                    "token_search='paper' is the paper recipe's search: add "
+                    "-O token_recipe=paper (the default recipe has no search)"
                 )
             return self
 
@@ -147,7 +155,7 @@ class ClassificationTask(EvaluatedTask):
         from audiobench.probes.paper import PAPER_SEEDS
 
         o = self.options
-        return o.token_seeds or (PAPER_SEEDS if o.token_protocol == "paper" else 1)
+        return o.token_seeds or (PAPER_SEEDS if o.token_recipe == "paper" else 1)
 
     # ------------------------------------------------------------------ labels and splits
 

@@ -13,7 +13,7 @@ F1 and average precision at its best thresholds, ``max_ap`` the main score) or `
   with one id form that pair (the first in dataset order is its first side). Both carry the
   pair's ``label``: ``1`` / ``0`` (also ``same`` / ``different``, ``true`` / ``false``,
   ``yes`` / ``no``). A clip may appear in several pairs (the task accepts repeated audio).
-  MAEB's pair tasks are read this way (two audio columns per row, ``audiobench.maeb``).
+  MAEB's pair tasks are read this way (two audio columns per row, ``audiobench.hub_layouts``).
 - ``"from_labels"``: every clip carries a class ``label``; the pairs are the unordered pairs of
   clips of a subset, labelled 1 when their classes are equal. With more than ``max_pairs``
   pairs, ``max_pairs`` are drawn without replacement (seeded by ``seed``); the count of all

@@ -30,7 +30,7 @@ subsets scores each on its own clips: a trial naming a clip of another
 subset names a clip that subset lacks.
 
 **Scores**, per subset and distance (option ``distances``, via
-:func:`audiobench.metrics.pairwise_distances` on the pooled embeddings,
+:func:`audiobench.vocsim.pairwise_distances` on the pooled embeddings,
 float64), in ``scores[subset][distance][kind][group]`` (:class:`TrialScores`):
 for triplets, accuracy over ``all`` of them and over each ``margin_type``
 group (VocSim's ``high``); for 2AFC, over ``all`` answered trials and over
@@ -103,7 +103,7 @@ ALL = "all"
 CONSISTENT = "consistent"
 #: How many offending trials a message or ``details`` lists.
 EXAMPLES = 10
-#: Distances :func:`audiobench.metrics.pairwise_distances` computes (named here so that
+#: Distances :func:`audiobench.vocsim.pairwise_distances` computes (named here so that
 #: declaring a task imports no numerics; a test keeps the two equal).
 DISTANCES: tuple[str, ...] = ("cosine", "euclidean", "spearman")
 
@@ -389,7 +389,7 @@ class PerceptualAlignmentTask(Task):
         main = parse_score_path(self.metadata.main_score)[0]
         return tuple(dict.fromkeys((*self.options.distances, main)))
 
-    def protocol(self) -> dict[str, Any]:
+    def run_facts(self) -> dict[str, Any]:
         o = self.options
         distance, kind, group = _main_parts(parse_score_path(self.metadata.main_score)) or ("",) * 3
         return {
@@ -496,7 +496,7 @@ class PerceptualAlignmentTask(Task):
     # -- evaluation ----------------------------------------------------------------
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> PerceptualReport:
-        from audiobench.metrics import pairwise_distances
+        from audiobench.vocsim import pairwise_distances
 
         where, clips = subset.where, subset.clips
         trials, origin = self.load_trials(clips, where)
@@ -622,7 +622,7 @@ def _score(
     the anchor than the other (a triplet's positive always is the chosen one).
     """
     from audiobench.metrics import triplet_accuracy
-    from audiobench.metrics.calibration import bootstrap_interval
+    from audiobench.vocsim.calibration import bootstrap_interval
 
     a = np.array([local[t.anchor] for t in trials])
     chosen = D[a, [local[t.second if t.choice else t.first] for t in trials]]

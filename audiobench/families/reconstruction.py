@@ -464,7 +464,7 @@ class ReconstructionTask(Task):
         }
         return ReconstructionSummary(subsets=list(reports), **headline)
 
-    def protocol(self) -> dict[str, Any]:
+    def run_facts(self) -> dict[str, Any]:
         from audiobench.metrics.reconstruction import FAD_COVARIANCE_EPS, KAD_SCALE
 
         return {

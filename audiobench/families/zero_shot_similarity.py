@@ -1,7 +1,7 @@
 """Zero-shot similarity (VocSim): are recordings of the same sound event close together?
 
 No training: every subset's pooled embeddings go, as they are, through the
-(PCA × distance) grid of :func:`audiobench.metrics.zero_shot_similarity`,
+(PCA × distance) grid of :func:`audiobench.vocsim.zero_shot_similarity`,
 which reports P@k and GSR (and optionally CSR, CS, CSCF, silhouette) with
 permutation baselines and bootstrap margins. Subsets are scored separately
 and macro-averaged, public and blind apart; for blind subsets only the
@@ -334,7 +334,7 @@ class ZeroShotSimilarityTask(Task):
         return list(compress(clips, keep)), list(compress(arrays, keep)), filtered
 
     def evaluate_subset(self, embedder: Embedder, subset: Subset) -> SimilarityReport:
-        from audiobench.metrics import zero_shot_similarity
+        from audiobench.vocsim import zero_shot_similarity
 
         kept, arrays = embedder.embed(subset.clips, f"{self.name} {subset.name}")
         kept, arrays, dropped = self._filter(kept, arrays, embedder.durations)
@@ -402,7 +402,7 @@ class ZeroShotSimilarityTask(Task):
                 lines.append(line)
         return lines or super().highlights(scores)
 
-    def protocol(self) -> dict[str, Any]:
+    def run_facts(self) -> dict[str, Any]:
         grid = {k: list(v) if isinstance(v, tuple) else v for k, v in self.grid().items()}
         return {"grid": grid, "filters": self.options.model_dump(include=set(_FILTERS))}
 

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from audiobench.options import read_recorded_options
 from audiobench.reports import same_number
 from audiobench.results import NO_REVISION, TaskResult, load_result, result_path
 
@@ -470,9 +471,8 @@ def _folder_task_class(result: TaskResult) -> type[Task] | str:
     if recorded_options.get("protocol") == "mteb" and folder in MTEB_MAIN_SCORES:
         # Under the reference protocol a folder task's main score is the reference's.
         main_score = MTEB_MAIN_SCORES[folder]
-        fields = base.Options.model_fields
         attributes["options"] = base.Options.model_validate(
-            {k: v for k, v in recorded_options.items() if k in fields}
+            read_recorded_options(base.Options, recorded_options)
         )
     meta = TaskMetadata(
         name=name,
@@ -552,7 +552,7 @@ def _summary_problems(
         ]
     recorded = result.run.task_options if result.run is not None else {}
     # Options a later version dropped do not change how the subsets are summarized.
-    options = {k: v for k, v in recorded.items() if k in cls.Options.model_fields}
+    options = read_recorded_options(cls.Options, recorded)
     try:
         task = cls(options=options)
     except ValueError as exc:

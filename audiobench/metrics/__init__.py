@@ -1,20 +1,12 @@
-"""audiobench's metrics engine: the VocSim zero-shot similarity protocol, fast.
+"""audiobench's metric functions: numpy in, floats or dicts out, no model, no disk.
 
-Pure functions on embeddings or on a precomputed distance matrix, plus the full calibrated
-grid. See ``docs/VOCSIM.md`` for the definitions; each module's docstring says which part
-it implements and how.
+A public function validates its inputs once (the shared checks are :mod:`.validation`, the
+exceptions :mod:`.errors`, label encoding :mod:`.labels`, how errors name clips
+:mod:`.naming`); the private helpers behind it trust them. The VocSim zero-shot
+similarity engine is its own package, :mod:`audiobench.vocsim`; the functions that reproduce
+MTEB's scoring protocol sit beside its evaluator, in :mod:`audiobench.evaluators.mteb_protocol`.
 
-- Distances: :func:`pairwise_distances` (cosine, euclidean, spearman).
-- Metrics on a distance matrix: :func:`precision_at_k`, :func:`gsr`, :func:`csr`, :func:`cs`,
-  :func:`cscf`, :func:`silhouette`, :func:`clustering_purity` (optional ``umap`` extra). Each
-  returns a float; its ``*_details`` twin (:func:`gsr_details`, ...) takes the same arguments
-  and returns a :class:`MetricResult` with the counts and per-clip scores.
-- Preprocessing: :func:`pca_reduce`.
-- The grid with permutation baselines and bootstrap margins: :func:`zero_shot_similarity`
-  → :class:`ZeroShotSimilarityReport` (``to_dict()`` for JSON).
-
-The other task families' metrics, numpy in, floats or dicts out (each module's docstring gives
-the exact definitions, tie rules and edge cases):
+Per family (each module's docstring gives the exact definitions, tie rules and edge cases):
 
 - Classification (:mod:`.classification`): :func:`accuracy`, :func:`balanced_accuracy`,
   :func:`macro_f1`, :func:`top_k_accuracy`, :func:`average_precision_per_class`,
@@ -23,7 +15,7 @@ the exact definitions, tie rules and edge cases):
   :func:`classification_scores`.
 - Clustering (:mod:`.clustering`): :func:`v_measure`, :func:`normalized_mutual_information`,
   :func:`adjusted_rand_index`, :func:`purity_score` (plain contingency purity of a given
-  labelling; :func:`clustering_purity` is VocSim's UMAP + HDBSCAN pipeline),
+  labelling; :func:`audiobench.vocsim.clustering_purity` is VocSim's UMAP + HDBSCAN pipeline),
   :func:`labelling_scores`; MiniBatchKMeans over seeds: :func:`cluster_scores` →
   :class:`ClusterScores`.
 - Retrieval (:mod:`.retrieval`): :func:`mean_reciprocal_rank`, :func:`hit_at_k`,
@@ -45,7 +37,7 @@ the exact definitions, tie rules and edge cases):
 - Pair classification (:mod:`.pair_classification`): :func:`pair_similarities`,
   :func:`best_accuracy_threshold`, :func:`best_f1_threshold`, :func:`average_precision`,
   :func:`pair_classification_metrics`, the report :func:`pair_classification_scores`
-  (main score ``max_ap``).
+  (main score ``max_ap``, the keys MTEB reports).
 
 MSEB's super tasks beyond vectors, as MSEB defines them (``docs/MSEB_METRICS.md``):
 transcription (:mod:`.transcription`): :func:`transcription_scores` (WER, SER, no-result rate,
@@ -58,18 +50,13 @@ with a time tolerance, mAP), :func:`positional_ndcg`, :func:`greedy_segment_hits
 (:mod:`.stability`): :func:`continuous_stability`, :func:`discrete_stability` and their
 distances; shared conventions (:mod:`.mseb_conventions`): :func:`weighted_mean_and_std`,
 :func:`split_words` and the sentinel answers.
-
-Protocols that reproduce MTEB's evaluation of its (audio) task types, number for number:
-:func:`logreg_cross_validation_scores`, :func:`logreg_train_test_scores`,
-:func:`logreg_multilabel_scores` (:mod:`.logreg_protocol`), :func:`bootstrapped_kmeans_scores`
-(:mod:`.kmeans_bootstrap`), :func:`trec_retrieval_scores` (retrieval and reranking,
-:mod:`.trec_retrieval`), :func:`zero_shot_argmax_scores` (:mod:`.zero_shot_argmax`), pair
-classification above, and :func:`cosine_score_matrix` (float32 scores as MTEB computes them).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from audiobench.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from audiobench.metrics.classification import (
@@ -93,21 +80,7 @@ if TYPE_CHECKING:
         purity_score,
         v_measure,
     )
-    from audiobench.metrics.cosine_scores import cosine_score_matrix
-    from audiobench.metrics.distances import DISTANCE_METRICS, pairwise_distances
     from audiobench.metrics.errors import InsufficientClassesError, InvalidEmbeddingsError
-    from audiobench.metrics.grid import (
-        METRIC_GROUPS,
-        ProgressHook,
-        configuration_name,
-        zero_shot_similarity,
-    )
-    from audiobench.metrics.kmeans_bootstrap import bootstrapped_kmeans_scores
-    from audiobench.metrics.logreg_protocol import (
-        logreg_cross_validation_scores,
-        logreg_multilabel_scores,
-        logreg_train_test_scores,
-    )
     from audiobench.metrics.mseb_conventions import (
         INVALID_ANSWER,
         NO_ANSWER,
@@ -123,10 +96,7 @@ if TYPE_CHECKING:
         pair_classification_scores,
         pair_similarities,
     )
-    from audiobench.metrics.pca import pca_reduce
     from audiobench.metrics.perceptual import binomial_p_value, triplet_accuracy, two_afc_accuracy
-    from audiobench.metrics.precision import precision_at_k, precision_at_k_details
-    from audiobench.metrics.purity import clustering_purity, clustering_purity_details
     from audiobench.metrics.reconstruction import (
         bits_per_second,
         embedding_mse,
@@ -142,12 +112,6 @@ if TYPE_CHECKING:
         reconstruction_embedding_scores,
         si_sdr,
         si_sdr_details,
-    )
-    from audiobench.metrics.report import (
-        Configuration,
-        DatasetCounts,
-        MetricSummary,
-        ZeroShotSimilarityReport,
     )
     from audiobench.metrics.reranking import reranking_scores, top_candidates
     from audiobench.metrics.results import MetricResult
@@ -170,17 +134,6 @@ if TYPE_CHECKING:
         segment_average_precision,
         segmentation_scores,
     )
-    from audiobench.metrics.separation import (
-        cs,
-        cs_details,
-        cscf,
-        cscf_details,
-        csr,
-        csr_details,
-        gsr,
-        gsr_details,
-    )
-    from audiobench.metrics.silhouettes import silhouette, silhouette_details
     from audiobench.metrics.span_qa import (
         AnswerSelection,
         SpanQAScores,
@@ -217,8 +170,6 @@ if TYPE_CHECKING:
         transcription_scores,
         whisper_normalizer,
     )
-    from audiobench.metrics.trec_retrieval import trec_retrieval_scores
-    from audiobench.metrics.zero_shot_argmax import zero_shot_argmax_scores
 
 #: Public name -> submodule. Names are imported on first use (PEP 562), so that importing
 #: one light submodule (or listing tasks) does not load torch, SciPy and scikit-learn.
@@ -240,19 +191,8 @@ _EXPORTS: dict[str, str] = {
     "normalized_mutual_information": "clustering",
     "purity_score": "clustering",
     "v_measure": "clustering",
-    "cosine_score_matrix": "cosine_scores",
-    "DISTANCE_METRICS": "distances",
-    "pairwise_distances": "distances",
     "InsufficientClassesError": "errors",
     "InvalidEmbeddingsError": "errors",
-    "METRIC_GROUPS": "grid",
-    "ProgressHook": "grid",
-    "configuration_name": "grid",
-    "zero_shot_similarity": "grid",
-    "bootstrapped_kmeans_scores": "kmeans_bootstrap",
-    "logreg_cross_validation_scores": "logreg_protocol",
-    "logreg_multilabel_scores": "logreg_protocol",
-    "logreg_train_test_scores": "logreg_protocol",
     "INVALID_ANSWER": "mseb_conventions",
     "NO_ANSWER": "mseb_conventions",
     "NO_RESPONSE": "mseb_conventions",
@@ -264,14 +204,9 @@ _EXPORTS: dict[str, str] = {
     "pair_classification_metrics": "pair_classification",
     "pair_classification_scores": "pair_classification",
     "pair_similarities": "pair_classification",
-    "pca_reduce": "pca",
     "binomial_p_value": "perceptual",
     "triplet_accuracy": "perceptual",
     "two_afc_accuracy": "perceptual",
-    "precision_at_k": "precision",
-    "precision_at_k_details": "precision",
-    "clustering_purity": "purity",
-    "clustering_purity_details": "purity",
     "bits_per_second": "reconstruction",
     "embedding_mse": "reconstruction",
     "embedding_mse_details": "reconstruction",
@@ -286,10 +221,6 @@ _EXPORTS: dict[str, str] = {
     "reconstruction_embedding_scores": "reconstruction",
     "si_sdr": "reconstruction",
     "si_sdr_details": "reconstruction",
-    "Configuration": "report",
-    "DatasetCounts": "report",
-    "MetricSummary": "report",
-    "ZeroShotSimilarityReport": "report",
     "reranking_scores": "reranking",
     "top_candidates": "reranking",
     "MetricResult": "results",
@@ -308,16 +239,6 @@ _EXPORTS: dict[str, str] = {
     "positional_ndcg": "segmentation",
     "segment_average_precision": "segmentation",
     "segmentation_scores": "segmentation",
-    "cs": "separation",
-    "cs_details": "separation",
-    "cscf": "separation",
-    "cscf_details": "separation",
-    "csr": "separation",
-    "csr_details": "separation",
-    "gsr": "separation",
-    "gsr_details": "separation",
-    "silhouette": "silhouettes",
-    "silhouette_details": "silhouettes",
     "AnswerSelection": "span_qa",
     "SpanQAScores": "span_qa",
     "gaussian_decision_boundary": "span_qa",
@@ -346,28 +267,20 @@ _EXPORTS: dict[str, str] = {
     "TranscriptionScores": "transcription",
     "transcription_scores": "transcription",
     "whisper_normalizer": "transcription",
-    "trec_retrieval_scores": "trec_retrieval",
-    "zero_shot_argmax_scores": "zero_shot_argmax",
 }
 
 __all__ = [
     "CLUSTERING_METRICS",
     "DEFAULT_TOLERANCE_S",
-    "DISTANCE_METRICS",
     "INVALID_ANSWER",
-    "METRIC_GROUPS",
     "NO_ANSWER",
     "NO_RESPONSE",
     "AnswerSelection",
     "ClusterScores",
-    "Configuration",
-    "DatasetCounts",
     "InsufficientClassesError",
     "InvalidEmbeddingsError",
     "MetricResult",
-    "MetricSummary",
     "Normalizer",
-    "ProgressHook",
     "SegmentHits",
     "SegmentationScores",
     "SpanQAScores",
@@ -375,7 +288,6 @@ __all__ = [
     "StabilitySummary",
     "TimedTerm",
     "TranscriptionScores",
-    "ZeroShotSimilarityReport",
     "accuracy",
     "adjusted_rand_index",
     "average_precision",
@@ -385,25 +297,14 @@ __all__ = [
     "best_f1_threshold",
     "binomial_p_value",
     "bits_per_second",
-    "bootstrapped_kmeans_scores",
     "candidate_error_rate",
     "character_error_rate",
     "character_error_rate_details",
     "classification_scores",
     "closest_references",
     "cluster_scores",
-    "clustering_purity",
-    "clustering_purity_details",
-    "configuration_name",
     "continuous_edit_distance",
     "continuous_stability",
-    "cosine_score_matrix",
-    "cs",
-    "cs_details",
-    "cscf",
-    "cscf_details",
-    "csr",
-    "csr_details",
     "discrete_stability",
     "dynamic_time_warping_distance",
     "edit_distance",
@@ -413,16 +314,11 @@ __all__ = [
     "frechet_audio_distance",
     "gaussian_decision_boundary",
     "greedy_segment_hits",
-    "gsr",
-    "gsr_details",
     "hit_at_k",
     "kernel_audio_distance",
     "labelling_scores",
     "log_mel_distance",
     "log_mel_distance_details",
-    "logreg_cross_validation_scores",
-    "logreg_multilabel_scores",
-    "logreg_train_test_scores",
     "macro_average_precision",
     "macro_average_precision_details",
     "macro_f1",
@@ -440,13 +336,9 @@ __all__ = [
     "pair_classification_metrics",
     "pair_classification_scores",
     "pair_similarities",
-    "pairwise_distances",
-    "pca_reduce",
     "per_clip_summary",
     "polynomial_mmd",
     "positional_ndcg",
-    "precision_at_k",
-    "precision_at_k_details",
     "purity_score",
     "recall_at_k",
     "reconstruction_embedding_scores",
@@ -457,15 +349,12 @@ __all__ = [
     "select_answers",
     "si_sdr",
     "si_sdr_details",
-    "silhouette",
-    "silhouette_details",
     "span_qa_scores",
     "split_words",
     "top_candidates",
     "top_k",
     "top_k_accuracy",
     "transcription_scores",
-    "trec_retrieval_scores",
     "triplet_accuracy",
     "two_afc_accuracy",
     "unit_edit_distance",
@@ -474,21 +363,6 @@ __all__ = [
     "whisper_normalizer",
     "word_error_rate",
     "word_error_rate_details",
-    "zero_shot_argmax_scores",
-    "zero_shot_similarity",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'audiobench.metrics' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"audiobench.metrics.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

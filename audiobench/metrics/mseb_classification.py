@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from audiobench.metrics.mseb_conventions import real_array
+from audiobench.metrics.validation import real_array
 
 __all__ = [
     "MULTILABEL_THRESHOLD",

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from audiobench.metrics.mseb_conventions import real_array
+from audiobench.metrics.validation import real_array
 
 __all__ = ["BATCH_SIZE", "mseb_kmeans_clusters", "mseb_v_measure"]
 

@@ -18,7 +18,8 @@ errors with w_i its reference words, so the mean is corpus-level), and
 std = sqrt(Σ w_i (r_i − mean)² / Σ w_i) with r_i = v_i / w_i (r_i = v_i where w_i = 0, which
 then carries no weight). With unit weights these are the plain mean and the population std.
 **Dtypes.** MSEB computes on an encoder's outputs in their own floating dtype (float32 scores
-and frames stay float32); :func:`real_array` keeps float32 and float64 as given.
+and frames stay float32); :func:`~audiobench.metrics.validation.real_array` keeps float32
+and float64 as given.
 
 Source: ``mseb/evaluator.py`` (``compute_weighted_average_and_std``), ``mseb/types.py``.
 """
@@ -35,7 +36,6 @@ __all__ = [
     "NO_ANSWER",
     "NO_RESPONSE",
     "check_texts",
-    "real_array",
     "split_words",
     "weighted_mean_and_std",
 ]
@@ -101,19 +101,3 @@ def check_texts(values: Sequence[str], name: str, unit: str = "example") -> list
         if not isinstance(item, str):
             raise ValueError(f"{name}[{position}] must be a string, got {type(item).__name__}")
     return items
-
-
-def real_array(values: object, name: str, ndim: int, what: str) -> np.ndarray:
-    """A finite real array of ``ndim`` dimensions (``what`` describes them in errors); float32
-    and float64 are kept as given, integers become float64."""
-    array = np.asarray(values)
-    if array.dtype == object or not (
-        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
-    ):
-        raise ValueError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D ({what}), got shape {array.shape}")
-    if not np.isfinite(array).all():
-        bad = np.flatnonzero(~np.isfinite(array).reshape(array.shape[0], -1).all(axis=1))
-        raise ValueError(f"{name} has NaN or infinite values (rows {bad[:5].tolist()})")
-    return array if array.dtype in (np.float32, np.float64) else array.astype(np.float64)

@@ -36,9 +36,9 @@ import numpy as np
 from audiobench.metrics.mseb_conventions import (
     INVALID_ANSWER,
     NO_RESPONSE,
-    real_array,
     weighted_mean_and_std,
 )
+from audiobench.metrics.validation import real_array
 
 __all__ = [
     "MSEB_RETRIEVAL_METRICS",

@@ -50,6 +50,7 @@ from audiobench.metrics.validation import (
     check_positive_int,
     describe_clips,
     invalid_clips_error,
+    real_matrix,
 )
 
 __all__ = [
@@ -78,28 +79,6 @@ COUNTING_FACTOR: float = 1.0
 def check_on_missing(on_missing: str) -> None:
     if on_missing not in ("raise", "skip"):
         raise ValueError(f"on_missing must be 'raise' or 'skip', got {on_missing!r}")
-
-
-def real_matrix(values: object, name: str) -> np.ndarray:
-    """A finite 2-D float array (float32/float64 kept, else float64), at least 1 × 1."""
-    if is_tensor(values):
-        values = values.detach().cpu().numpy()  # type: ignore[attr-defined]
-    array = np.asarray(values)
-    if array.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array, got shape {array.shape}")
-    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
-        raise ValueError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.shape[0] < 1 or array.shape[1] < 1:
-        raise ValueError(f"{name} is empty (shape {array.shape})")
-    if array.dtype not in (np.float32, np.float64):
-        array = array.astype(np.float64)
-    bad = np.flatnonzero(~np.isfinite(array).all(axis=1))
-    if bad.size:
-        raise ValueError(
-            f"{name} has NaN or infinite values in {bad.size} row(s) "
-            f"(indices: {describe_clips(bad.tolist())})"
-        )
-    return array
 
 
 @dataclass(frozen=True, eq=False)

@@ -73,8 +73,8 @@ from audiobench.metrics.mseb_conventions import (
     NO_RESPONSE,
     _weighted_mean_and_std,
     check_texts,
-    real_array,
 )
+from audiobench.metrics.validation import real_array
 
 __all__ = [
     "AnswerSelection",

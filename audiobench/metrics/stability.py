@@ -53,8 +53,9 @@ from typing import Literal
 
 import numpy as np
 
-from audiobench.metrics.mseb_conventions import real_array, split_words
+from audiobench.metrics.mseb_conventions import split_words
 from audiobench.metrics.text_errors import edit_distance
+from audiobench.metrics.validation import real_array
 
 __all__ = [
     "StabilityScores",

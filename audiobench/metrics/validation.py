@@ -20,6 +20,7 @@ from audiobench.metrics.errors import InvalidEmbeddingsError
 from audiobench.metrics.labels import EncodedLabels, encode_labels
 from audiobench.metrics.naming import MAX_LISTED_CLIPS as MAX_LISTED_CLIPS
 from audiobench.metrics.naming import describe_clips as describe_clips
+from audiobench.metrics.runtime import is_tensor
 
 
 def clip_names(
@@ -190,3 +191,41 @@ def validate_labelled_matrix(
     """Validate a distance matrix and encode one label per row (see :mod:`labels`)."""
     tensor = validate_distance_matrix(D, device)
     return tensor, encode_labels(labels, int(tensor.shape[0]))  # type: ignore[arg-type]
+
+
+def real_matrix(values: object, name: str) -> np.ndarray:
+    """A finite 2-D float array (float32/float64 kept, else float64), at least 1 × 1."""
+    if is_tensor(values):
+        values = values.detach().cpu().numpy()  # type: ignore[attr-defined]
+    array = np.asarray(values)
+    if array.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array, got shape {array.shape}")
+    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise ValueError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.shape[0] < 1 or array.shape[1] < 1:
+        raise ValueError(f"{name} is empty (shape {array.shape})")
+    if array.dtype not in (np.float32, np.float64):
+        array = array.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(array).all(axis=1))
+    if bad.size:
+        raise ValueError(
+            f"{name} has NaN or infinite values in {bad.size} row(s) "
+            f"(indices: {describe_clips(bad.tolist())})"
+        )
+    return array
+
+
+def real_array(values: object, name: str, ndim: int, what: str) -> np.ndarray:
+    """A finite real array of ``ndim`` dimensions (``what`` describes them in errors); float32
+    and float64 are kept as given, integers become float64."""
+    array = np.asarray(values)
+    if array.dtype == object or not (
+        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
+    ):
+        raise ValueError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D ({what}), got shape {array.shape}")
+    if not np.isfinite(array).all():
+        bad = np.flatnonzero(~np.isfinite(array).reshape(array.shape[0], -1).all(axis=1))
+        raise ValueError(f"{name} has NaN or infinite values (rows {bad[:5].tolist()})")
+    return array if array.dtype in (np.float32, np.float64) else array.astype(np.float64)

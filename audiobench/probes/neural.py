@@ -7,7 +7,7 @@ architecture only:
 - inputs standardised with the training statistics (per feature; for frame sequences over all
   training frames), because embeddings from different models differ in scale by orders of
   magnitude and one learning rate should suit them all (``standardise=False``: the raw
-  embeddings, as the paper protocol of the token probes has it);
+  embeddings, as the paper recipe of the token probes has it);
 - AdamW with a cosine learning-rate schedule (from ``lr`` to 0 over ``epochs``), seeded
   mini-batches (a local :class:`torch.Generator` shuffles), softmax cross-entropy for
   multi-class and per-class sigmoid with binary cross-entropy for multi-label

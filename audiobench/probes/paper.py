@@ -22,7 +22,7 @@ stand for the audio. An encoder declares what else its output holds (:class:`Mod
   left out, the kept ones stay in the grid's order. A clip that fills the window keeps them
   all.
 
-The recipe (:func:`paper_params`, the family's ``token_protocol="paper"``), from the paper's
+The recipe (:func:`paper_params`, the family's ``token_recipe="paper"``), from the paper's
 appendix D.4 and its Table 10:
 
 - raw frozen tokens: no standardisation, so protobin's cosine similarities compare the
@@ -79,7 +79,7 @@ __all__ = [
     "valid_frames",
 ]
 
-#: Seeds per token probe under the paper protocol (mean ± std over them).
+#: Seeds per token probe under the paper recipe (mean ± std over them).
 PAPER_SEEDS: Final[int] = 5
 
 #: The paper's search ranges (appendix D.4, Table 10): ``(low, high)``, log-uniform.
@@ -95,7 +95,7 @@ PAPER_GRIDS: Final[dict[str, dict[str, tuple[float, ...]]]] = {
     "protobin": {"lr": (3e-3, 3e-2), "weight_decay": (5e-5, 5e-4)},
 }
 
-#: The training recipe shared by both token probes under the paper protocol.
+#: The training recipe shared by both token probes under the paper recipe.
 _RECIPE: Final[dict[str, Any]] = {
     "epochs": 30,
     "batch_size": 128,
@@ -114,14 +114,14 @@ def paper_params(
     search: Literal["grid", "paper"] = "grid",
     trials: int = 50,
 ) -> dict[str, Any]:
-    """Keyword arguments of token probe ``name`` under the paper protocol.
+    """Keyword arguments of token probe ``name`` under the paper recipe.
 
     ``search="grid"``: the grid :data:`PAPER_GRIDS`; ``"paper"``: the paper's search over
     :data:`PAPER_RANGES` with ``trials`` trials (:class:`~audiobench.probes.search.PaperSearch`,
     which needs Optuna).
     """
     if name not in PAPER_GRIDS:
-        raise ValueError(f"the paper protocol covers the token probes {list(PAPER_GRIDS)}")
+        raise ValueError(f"the paper recipe covers the token probes {list(PAPER_GRIDS)}")
     if search not in ("grid", "paper"):
         raise ValueError(f"search must be 'grid' or 'paper', got {search!r}")
     params: dict[str, Any] = {**_RECIPE, **PAPER_GRIDS[name]}

@@ -15,7 +15,7 @@ dilutes it); binary prototypes are cheap to store and compare and act as a regul
 The latent prototypes start at randomly drawn (seeded) standardised training frames, J from
 clips of each class, scaled into [-1, 1] per prototype: each starts as the sign pattern of a
 real frame rather than a random corner, which makes training fast and stable. With
-``standardise=False`` (the paper protocol, :mod:`audiobench.probes.paper`) the frames stay as
+``standardise=False`` (the paper recipe, :mod:`audiobench.probes.paper`) the frames stay as
 the frozen encoder gives them, for the initial prototypes and for every cosine similarity.
 
 Defaults: J = 20; AdamW with a cosine schedule at lr 3e-2, higher than the other neural

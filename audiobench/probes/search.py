@@ -14,7 +14,7 @@ and Table 10), per (backbone, dataset, probe):
    the best mean validation score is chosen (ties: the better single trial).
 
 The caller then trains (and tests) the chosen configuration with its own seeds: the
-classification family trains every token probe with 5 seeds under the paper protocol.
+classification family trains every token probe with 5 seeds under the paper recipe.
 
 The paper states neither ``top_k`` nor the pruner's constants: ``top_k`` is 3 here, and the
 successive-halving pruner keeps Optuna's defaults (minimum resource chosen from the first

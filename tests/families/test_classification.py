@@ -826,7 +826,7 @@ def test_paper_protocol_trains_the_token_probes_with_the_papers_recipe() -> None
         },
     )
     result = task().evaluate(FakeEmbedder(vectors, frames), clips)
-    assert result.details["protocol"]["token_protocol"] == "paper"
+    assert result.details["protocol"]["token_recipe"] == "paper"
     configs = result.details["probes"]["default"]
     for name in ("attentive", "protobin"):
         first, second = configs[name]["test"]["0"], configs[name]["test"]["1"]
@@ -865,5 +865,5 @@ def test_each_probe_fit_prints_a_line_when_progress_shows(
 def test_real_tasks_run_the_token_probes_on_sequence_encoders(name: str) -> None:
     task = registry.tasks.create(name)
     assert {"attentive", "protobin"} <= set(task.probe_names)
-    assert task.options.token_protocol == "default" and task.token_seeds == 1
+    assert task.options.token_recipe == "default" and task.token_seeds == 1
     assert registry.tasks.create(name, token_protocol="paper").token_seeds == 5

@@ -21,8 +21,8 @@ from audiobench.encoder import OutputKind
 from audiobench.evaluators import evaluator_for, protocols_for
 from audiobench.evaluators import registry as evaluator_registry
 from audiobench.evaluators.classification import MulticlassReport, MultilabelReport
+from audiobench.evaluators.mteb_protocol.subset_scores import MtebReport
 from audiobench.evaluators.pair_classification import PairClassificationReport
-from audiobench.families.mteb_protocol import MtebReport
 from audiobench.results import load_result
 from audiobench.task import TaskFamily
 from tests.families.test_classification import (

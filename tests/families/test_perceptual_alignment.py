@@ -24,13 +24,14 @@ from audiobench.families.perceptual_alignment import (
     read_triplet_table,
 )
 from audiobench.leaderboard.validate import validate_file
-from audiobench.metrics import DISTANCE_METRICS, InvalidEmbeddingsError
+from audiobench.metrics import InvalidEmbeddingsError
 from audiobench.reports import parse_score_path
 from audiobench.results import load_result
 from audiobench.runner import CachedEmbedder, ProgressBar
 from audiobench.sources import DatasetError
 from audiobench.task import DatasetSource, Embedder, TaskFamily, TaskMetadata
 from audiobench.tasks.perceptual_alignment import AvianPerception, MockPerceptualAlignment
+from audiobench.vocsim import DISTANCE_METRICS
 from tests.encoders import StatsEncoder
 from tests.hub_copy import write_hub_like
 

@@ -50,7 +50,7 @@ COMPUTED = {"audio-strong": 0.8, "audio-weak": 0.3}
 def _publish(root: Path) -> None:
     """MTEB files of the reported models on every MAEB audio-only task, each key at one value."""
     from audiobench import registry
-    from audiobench.families.mteb_protocol import MAIN_SCORE_KEYS
+    from audiobench.evaluators.mteb_protocol.subset_scores import MAIN_SCORE_KEYS
     from audiobench.task import DEFAULT_SUBSET
     from audiobench.tasks.maeb import MAEB_AUDIO_ONLY_TASKS
 

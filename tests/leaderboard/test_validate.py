@@ -333,7 +333,7 @@ def test_cli_prints_one_line_per_problem_and_exits_1(real_results: Path, tmp_pat
 
 def test_every_metric_group_has_a_range() -> None:
     from audiobench.families.zero_shot_similarity import metric_range
-    from audiobench.metrics import METRIC_GROUPS
+    from audiobench.vocsim import METRIC_GROUPS
 
     names = ["p@1", "p@5", "p@10", *(g for g in METRIC_GROUPS if g != "precision")]
     assert all(metric_range(name) is not None for name in names)

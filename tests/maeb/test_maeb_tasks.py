@@ -25,7 +25,7 @@ from audiobench import evaluate, registry
 from audiobench.audio import Clip
 from audiobench.benchmark import MEAN, get_benchmark
 from audiobench.cli import app
-from audiobench.maeb import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, TextOnly
+from audiobench.hub_layouts import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, TextOnly
 from audiobench.models.baselines import LogMelEncoder
 from audiobench.results import TaskResult
 from tests.families.test_retrieval import FakeEmbedder, hashed_vector

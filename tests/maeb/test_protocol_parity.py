@@ -1,6 +1,6 @@
 """The families under ``protocol="mteb"`` give MTEB's own numbers on the same embeddings.
 
-The embeddings and the reference values are those of :mod:`tests.metrics.test_mteb_protocols`
+The embeddings and the reference values are those of :mod:`tests.mteb_protocol.test_mteb_protocols`
 (produced by MTEB 2.26.24's task classes and evaluators). There the metric functions are
 checked directly; here the same data goes through each family as clips and embeddings (a fake
 embedder hands out the vectors), so the family's own plumbing (which clips train and test,
@@ -27,8 +27,8 @@ from audiobench.families import (
 )
 from audiobench.task import Task, TaskMetadata, TaskScores
 from tests.families.test_retrieval import FakeEmbedder
-from tests.metrics.mteb_parity_data import make_all
-from tests.metrics.test_mteb_protocols import MTEB_VALUES, TOLERANCE
+from tests.mteb_protocol.mteb_parity_data import make_all
+from tests.mteb_protocol.test_mteb_protocols import MTEB_VALUES, TOLERANCE
 
 _META = {"description": "parity", "dataset": {"kind": "folder", "path": "."}}
 

@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 
 from audiobench import evaluate, registry
 from audiobench.audio import Clip
-from audiobench.maeb import TextOnly
+from audiobench.hub_layouts import TextOnly
 from audiobench.results import TaskResult
 from audiobench.sources import DatasetError
 from audiobench.task import TaskScores

@@ -177,7 +177,7 @@ def test_family_paper_search_records_trials_and_reuses_the_choice_across_seeds()
     from audiobench.families import ClassificationTask
     from tests.families.test_classification import FakeEmbedder, separable, task_class
 
-    with pytest.raises(ValueError, match="add -O token_protocol=paper"):
+    with pytest.raises(ValueError, match="add -O token_recipe=paper"):
         ClassificationTask.Options(token_search="paper")
     clips, vectors, frames = separable(n_classes=3, per_class=8)
     task = task_class(

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from audiobench import registry
-from audiobench.families.mteb_protocol import MAIN_SCORE_KEYS
+from audiobench.evaluators.mteb_protocol.subset_scores import MAIN_SCORE_KEYS
 from audiobench.reported.mteb_import import evaluated_split
 from audiobench.task import DEFAULT_SUBSET
 from audiobench.tasks.mteb_audio import mteb_task_names
