@@ -1,13 +1,14 @@
 """MAEB(v1): the 30 tasks of the Massive Audio Embedding Benchmark, and its two benchmarks.
 
-Each task is pinned to the hub repository and revision MAEB evaluates, reads the same split
-and columns, and keeps MAEB's name and main score. By default it is scored as MTEB scores it
-(``protocol="mteb"``, :mod:`audiobench.evaluators.mteb_protocol.subset_scores`), so its
-numbers are comparable with MAEB's published ones; ``--task-option protocol=audiobench``
-gives the family's own, richer report instead (whose keys differ, so the MAEB main score is
-then undefined). How each dataset is read is declared in ``hub``
-(:class:`audiobench.hub_layouts.HubData`). Every MAEB task accepts repeated audio, as the reference scores the data as published. Audio–text tasks
-(text→audio retrieval, lyrics, zero-shot) refuse models without a text tower.
+Each task is pinned to the hub repository and revision MAEB evaluates, reads the same split and
+columns, and keeps MAEB's name and main score. By default it is scored as MTEB scores it
+(``protocol="mteb"``, :mod:`audiobench.evaluators.mteb_protocol.subset_scores`), so its numbers
+are comparable with MAEB's published ones; ``--task-option protocol=audiobench`` gives the
+family's own, richer report instead (whose keys differ, so the MAEB main score is then
+undefined). How each dataset is read is declared in ``hub``
+(:class:`audiobench.hub_layouts.HubData`). Every MAEB task accepts repeated audio, as the
+reference scores the data as published. Audio–text tasks (text→audio retrieval, lyrics,
+zero-shot) refuse models without a text tower.
 
 Benchmarks: ``MAEB`` (all 30) and ``MAEB-audio-only`` (the 19 audio-only tasks), each ranked
 by the unweighted mean of its tasks' main scores; a model missing a task gets no mean.
