@@ -37,6 +37,7 @@ HUB_MODELS: dict[str, str] = {
     "laion/larger_clap_music_and_speech": "clap-music-speech",
     "facebook/encodec_24khz": "encodec-24khz",
     "MIT/ast-finetuned-audioset-10-10-0.4593": "ast",
+    "sentence-transformers/paraphrase-multilingual-mpnet-base-v2": "paraphrase-multilingual-mpnet",
 }
 
 _BY_NAME = {name: hub for hub, name in HUB_MODELS.items()}

@@ -179,7 +179,7 @@ def test_invalid_inputs(kwargs: dict[str, object], message: str) -> None:
 
 
 def test_per_query_values_average_to_the_scores_and_an_empty_list_scores_zero() -> None:
-    from audiobench.metrics.trec_retrieval import trec_per_query
+    from audiobench.evaluators.mteb_protocol.trec_retrieval import trec_per_query
 
     scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.4], [0.3, 0.3, 0.3]])
     relevance = [{0: 2, 2: 1}, [1], [2]]
