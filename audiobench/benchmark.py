@@ -17,11 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audiobench.results import TaskResult
 
-__all__ = ["MEAN", "Benchmark", "ScoreColumn", "get_benchmark", "list_benchmarks"]
+__all__ = ["BORDA_RANK", "MEAN", "MEAN_TASK_TYPE", "Benchmark", "ScoreColumn", "get_benchmark", "list_benchmarks"]
 
 GROUP = "audiobench.benchmarks"
 #: Name of the aggregate column of a benchmark with ``mean_of``.
 MEAN = "mean"
+#: The row keys of MTEB's leaderboard aggregations (benchmarks that name task types).
+MEAN_TASK_TYPE = "mean_task_type"
+BORDA_RANK = "borda_rank"
 
 
 class ScoreColumn(BaseModel):
@@ -131,7 +134,7 @@ class Benchmark(BaseModel):
             means = mean_over_task_types(scores, self.task_types)
             ranks = borda_ranks(scores, list(self.task_types))
             for name, row in named.items():
-                row["mean_task_type"], row["borda_rank"] = means[name], ranks[name]
+                row[MEAN_TASK_TYPE], row[BORDA_RANK] = means[name], ranks[name]
         return self.ranked(list(rows.values()))
 
     def ranked(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -45,7 +45,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audiobench import benchmark as benchmark_module
-from audiobench.benchmark import Benchmark, list_benchmarks
+from audiobench.benchmark import BORDA_RANK, MEAN_TASK_TYPE, Benchmark, list_benchmarks
 from audiobench.leaderboard.context import score_context
 from audiobench.results import TaskResult
 from audiobench.task import TaskMetadata
@@ -420,6 +420,9 @@ def _benchmark_tables(
         )
     if mean_of:
         columns.insert(0, _mean_column(mean_id, mean_of, columns, metas))
+    # MTEB's leaderboard aggregations, where the benchmark names its columns' task types.
+    aggregations = _aggregation_columns(bench, columns, ids) if bench.task_types else []
+    columns += aggregations
     by_model: dict[str, dict[str, TaskResult]] = {}
     for result in results:
         key = model_key(result.model.name, result.model.revision)
@@ -444,8 +447,10 @@ def _benchmark_tables(
             Row(
                 model=key,
                 rank=ranked if has_rank else None,
-                values=values + [row[c.name] for c in bench.columns],
-                notes=notes,
+                values=values
+                + [row[c.name] for c in bench.columns]
+                + [row.get(c.name) for c in aggregations],
+                notes=notes + [""] * len(aggregations),
             )
         )
     if not rows:
@@ -491,6 +496,43 @@ def _benchmark_tables(
             )
         )
     return tables
+
+
+def _aggregation_columns(bench: Benchmark, columns: list[Column], ids: set[str]) -> list[Column]:
+    """The columns of MTEB's leaderboard aggregations of ``bench`` (it names its columns' task
+    types): the mean over task types of each type's mean, in the unit of the columns it
+    averages, and the Borda rank (a unit of its own, so it stands in a table apart)."""
+    averaged = [c for c in columns if c.name in bench.task_types]
+    tasks = sorted({c.task for c in averaged})
+    percent = all(c.percent for c in averaged)
+    units = sorted({c.unit for c in averaged})
+    shared: dict[str, Any] = {
+        "task": ", ".join(tasks),
+        "family": None,
+        "domains": sorted({d for c in averaged for d in c.domains}),
+    }
+    return [
+        Column(
+            id=_unique(slug(MEAN_TASK_TYPE), ids),
+            name=MEAN_TASK_TYPE,
+            label="mean (task type)",
+            score="mean over task types of each type's mean (MTEB)",
+            higher_is_better=all(c.higher_is_better for c in averaged),
+            percent=percent,
+            unit=PERCENT if percent else " + ".join(units),
+            **shared,
+        ),
+        Column(
+            id=_unique(slug(BORDA_RANK), ids),
+            name=BORDA_RANK,
+            label="Borda rank",
+            score="Borda count over the tasks, 1 = best (MTEB)",
+            higher_is_better=False,
+            percent=False,
+            unit="rank",
+            **shared,
+        ),
+    ]
 
 
 def _mean_column(

@@ -239,11 +239,15 @@ def test_no_two_tabs_share_a_title(which: str, request: pytest.FixtureRequest) -
 
 def test_maeb_tabs_rank_by_the_mean(maeb_site: Site) -> None:
     dom = open_page(maeb_site)
-    # The benchmark named like the clustering family and that family's table, apart.
+    # The benchmark named like the clustering family and that family's table, apart; each
+    # MAEB benchmark's Borda rank (MTEB's aggregation) in a tab of its own, as ranks are no
+    # scores.
     assert tab_texts(dom) == [
         "Clustering",
         "MAEB",
+        "MAEB (rank)",
         "MAEB-audio-only",
+        "MAEB-audio-only (rank)",
         "Other clustering tasks",
         "Plots",
     ]

@@ -11,7 +11,14 @@ import statistics
 
 import pytest
 
-from audiobench.benchmark import Benchmark, ScoreColumn, list_benchmarks
+from audiobench.benchmark import (
+    BORDA_RANK,
+    MEAN_TASK_TYPE,
+    Benchmark,
+    ScoreColumn,
+    list_benchmarks,
+)
+from audiobench.leaderboard.aggregation import borda_ranks, mean_over_task_types
 from audiobench.leaderboard.collate import (
     FRACTION,
     PERCENT,
@@ -122,7 +129,11 @@ def test_every_registered_benchmark_has_one_scale_per_table() -> None:
         # Split or not, every column of the benchmark is on the leaderboard, once.
         shown = sorted(c.name for t in tables for c in t.columns)
         assert shown == sorted(
-            [*(["mean"] if bench.mean_of else []), *(c.name for c in bench.columns)]
+            [
+                *(["mean"] if bench.mean_of else []),
+                *(c.name for c in bench.columns),
+                *([MEAN_TASK_TYPE, BORDA_RANK] if bench.task_types else []),
+            ]
         )
     sections = _sections(board)
     for table in board.tables:
@@ -134,7 +145,11 @@ def test_every_registered_benchmark_has_one_scale_per_table() -> None:
     for name in ("VocSim", "MAEB", "MAEB-audio-only", "Classification", "AudioRetrieval"):
         assert by_title[name].unit == PERCENT
     assert by_title["Reconstruction"].unit == "FAD"
-    assert len(board.tables) == len(benches)  # none of them mixes scales: nothing was split
+    # None of them mixes scales: nothing was split, but for the Borda rank of the benchmarks
+    # with MTEB's aggregations, which stands in a table of its own.
+    with_ranks = [f"{b.name} (rank)" for b in benches.values() if b.task_types]
+    assert with_ranks and all(title in by_title for title in with_ranks)
+    assert len(board.tables) == len(benches) + len(with_ranks)
 
 
 def test_a_benchmark_mixing_scales_is_split_into_homogeneous_tables() -> None:
@@ -249,7 +264,18 @@ def test_maeb_benchmarks_are_tables_ranked_by_their_mean(maeb_site: Site) -> Non
             ["mean"],
             PERCENT,
         )
-        assert [c.name for c in table.columns] == ["mean", *tasks]
+        # MTEB's aggregations: the mean over task types in the same scale, the Borda rank in
+        # a table of its own (ranks are not scores).
+        assert [c.name for c in table.columns] == ["mean", *tasks, MEAN_TASK_TYPE]
+        types = list_benchmarks()[title].task_types
+        held = {
+            m: {t: got.get(t) for t in tasks} for m, got in scores.items() if set(tasks) & set(got)
+        }
+        shown = {_name(r.model): r.values[-1] for r in table.rows}
+        assert shown == pytest.approx(mean_over_task_types(held, types))
+        ranks = tables[f"{table_id}-rank"]
+        assert [(c.name, c.higher_is_better) for c in ranks.columns] == [(BORDA_RANK, False)]
+        assert {_name(r.model): r.values[0] for r in ranks.rows} == borda_ranks(held, list(tasks))
         expected = {
             model: statistics.mean(got[t] for t in tasks) if set(tasks) <= set(got) else None
             for model, got in scores.items()
