@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from audiobench import benchmark as benchmark_module
 from audiobench.benchmark import BORDA_RANK, MEAN_TASK_TYPE, Benchmark, list_benchmarks
 from audiobench.leaderboard.context import score_context
-from audiobench.results import TaskResult
+from audiobench.results import ReportedSource, TaskResult
 from audiobench.task import TaskMetadata
 from audiobench.version import __version__
 
@@ -695,14 +695,21 @@ def _origin(results: list[TaskResult]) -> Literal["computed", "reported", "mixed
 
 
 def _reported_from(results: list[TaskResult]) -> str | None:
-    """``"MTEB 1.38.33 (embeddings-benchmark/results)"``: each source once, in order."""
-    sources = [
-        f"{r.reported.origin.upper()} {r.reported.mteb_version or '(version unknown)'} "
-        f"({r.reported.repository})"
-        for r in results
-        if r.reported is not None
-    ]
+    """``"MTEB 1.38.33 (embeddings-benchmark/results)"``: each source once, in order.
+
+    MSEB publishes no framework version with its lines, only the dataset label it
+    ran on, so an MSEB source reads ``"MSEB, dataset 1.0.0 (google-research/mseb)"``.
+    """
+    sources = [_source_label(r.reported) for r in results if r.reported is not None]
     return "; ".join(dict.fromkeys(sources)) or None
+
+
+def _source_label(reported: ReportedSource) -> str:
+    if reported.origin == "mseb" and reported.mteb_version is None:
+        dataset = f", dataset {reported.dataset_revision}" if reported.dataset_revision else ""
+        return f"MSEB{dataset} ({reported.repository})"
+    version = reported.mteb_version or "(version unknown)"
+    return f"{reported.origin.upper()} {version} ({reported.repository})"
 
 
 def _number(obj: Any, name: str) -> float | None:

@@ -47,9 +47,8 @@ from audiobench.reported.mseb_format import (
 from audiobench.reported.mteb_import import (
     ImportSummary,
     Refusal,
-    _checked,
     _fingerprint,
-    _is_reported,
+    placement_problem,
 )
 from audiobench.results import (
     PINNED_REVISION,
@@ -543,21 +542,13 @@ def import_mseb(
                 imported=stamp,
             )
             target = result.path(output)
-            if target in targets:
-                raise MsebRefused(
-                    "duplicate",
-                    f"the same model and task as {targets[target][0]}, converted earlier in "
-                    "this import",
-                )
-            if target.exists() and not _is_reported(target):
-                raise MsebRefused(
-                    "would overwrite",
-                    f"{target} holds a result computed with audiobench; import into another "
-                    "--output",
-                )
-            problems = _checked(result, True)  # MSEB's data is versioned by label: unpinned
-            if problems:
-                raise MsebRefused("fails validation", "; ".join(problems[:5]))
+            earlier = targets.get(target)
+            # MSEB's data is versioned by label: unpinned.
+            problem = placement_problem(
+                result, target, earlier[0] if earlier else None, allow_unpinned=True
+            )
+            if problem:
+                raise MsebRefused(*problem)
         except MsebRefused as exc:
             summary.refused += [Refusal(p, exc.reason, exc.message) for p in paths]
             continue

@@ -566,27 +566,41 @@ def import_mteb(
                 imported=stamp,
             )
             target = result.path(output)
-            if target in targets:
-                raise Refused(
-                    "duplicate",
-                    f"the same model, revision and task as {targets[target]}, converted "
-                    "earlier in this import",
-                )
-            if target.exists() and not _is_reported(target):
-                raise Refused(
-                    "would overwrite",
-                    f"{target} holds a result computed with audiobench; import into another "
-                    "--output",
-                )
-            problems = _checked(result, allow_revision_mismatch)
-            if problems:
-                raise Refused("fails validation", "; ".join(problems[:5]))
+            problem = placement_problem(
+                result, target, targets.get(target), allow_unpinned=allow_revision_mismatch
+            )
+            if problem:
+                raise Refused(*problem)
         except Refused as exc:
             summary.refused.append(Refusal(path, exc.reason, exc.message))
             continue
         targets[target] = path
         summary.written.append(result.save(output))
     return summary
+
+
+def placement_problem(
+    result: TaskResult, target: Path, earlier: Path | None, *, allow_unpinned: bool
+) -> tuple[str, str] | None:
+    """Why ``result`` may not be written to ``target``, as (reason, message); None: it may.
+
+    ``earlier`` is the published file this import already converted to ``target``. Shared by
+    every importer so that they guard the output the same way.
+    """
+    if earlier is not None:
+        return (
+            "duplicate",
+            f"the same model, revision and task as {earlier}, converted earlier in this import",
+        )
+    if target.exists() and not _is_reported(target):
+        return (
+            "would overwrite",
+            f"{target} holds a result computed with audiobench; import into another --output",
+        )
+    problems = _checked(result, allow_unpinned)
+    if problems:
+        return ("fails validation", "; ".join(problems[:5]))
+    return None
 
 
 def _is_reported(path: Path) -> bool:

@@ -307,3 +307,29 @@ def test_reported_on_another_revision_goes_on_a_private_board_only(tmp_path: Pat
         "on another revision than the pinned one"
         in (tmp_path / "private" / "leaderboard.md").read_text()
     )
+
+
+def test_an_mseb_source_names_its_dataset_label_not_an_unknown_version() -> None:
+    from audiobench.leaderboard.collate import _source_label
+    from audiobench.results import ReportedSource
+
+    def source(origin: str, version: str | None, dataset: str | None) -> ReportedSource:
+        return ReportedSource.model_validate(
+            {
+                "origin": origin,
+                "repository": "acme/mseb",
+                "file": "enc/SVQEnUsSpeechTranscription.jsonl",
+                "mteb_version": version,
+                "model": "acme/encoder",
+                "model_revision": None,
+                "dataset_revision": dataset,
+                "revision_matches": False,
+                "split": "test",
+                "audiobench_model": None,
+            }
+        )
+
+    assert _source_label(source("mseb", None, "1.0.0")) == "MSEB, dataset 1.0.0 (acme/mseb)"
+    assert _source_label(source("mseb", None, None)) == "MSEB (acme/mseb)"
+    assert _source_label(source("mteb", None, None)) == "MTEB (version unknown) (acme/mseb)"
+    assert _source_label(source("mteb", "2.3.0", None)) == "MTEB 2.3.0 (acme/mseb)"
