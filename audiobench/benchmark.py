@@ -17,7 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audiobench.results import TaskResult
 
-__all__ = ["BORDA_RANK", "MEAN", "MEAN_TASK_TYPE", "Benchmark", "ScoreColumn", "get_benchmark", "list_benchmarks"]
+__all__ = [
+    "BORDA_RANK",
+    "MEAN",
+    "MEAN_TASK_TYPE",
+    "Benchmark",
+    "ScoreColumn",
+    "get_benchmark",
+    "list_benchmarks",
+]
 
 GROUP = "audiobench.benchmarks"
 #: Name of the aggregate column of a benchmark with ``mean_of``.
