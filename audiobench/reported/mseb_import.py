@@ -49,15 +49,13 @@ from audiobench.reported.mteb_import import (
     Refusal,
     _fingerprint,
     placement_problem,
+    reported_parts,
 )
 from audiobench.results import (
     PINNED_REVISION,
-    DatasetIdentity,
     Efficiency,
     ModelInfo,
     ReportedSource,
-    RunIdentity,
-    TaskInfo,
     TaskResult,
     utc_now,
 )
@@ -381,7 +379,6 @@ def convert_files(
 ) -> TaskResult:
     """One audiobench result from the MSEB files of one encoder and one audiobench task (one
     file per subset); raises :class:`MsebRefused`."""
-    from audiobench.reports import score_at
 
     first = files[0]
     cls = first.cls
@@ -408,8 +405,6 @@ def convert_files(
                 "unknown task", f"{parsed.mseb_name} is of no MSEB task type known here"
             )
         reports[parsed.subset] = _report(task, family, parsed.lines, kind.sub_task, dropped)
-    summary = task.summarize(reports)
-    written = task.always_aggregate or len(reports) > 1
     # MSEB's leaderboard knows a model by its folder (a few lines name another encoder);
     # an export here writes a hub id's "/" as "__".
     model = first.path.parent.name.replace("__", "/", 1)
@@ -418,7 +413,6 @@ def convert_files(
     base_scores = {s["metric"]: s["value"] for s in first.lines[0]["scores"]}
     size = base_scores.get("mean_encoding_size_bytes")
     flops = base_scores.get("flops")
-    pinned = revision is not None and re.fullmatch(PINNED_REVISION, revision) is not None
     declared = list(meta.subsets)
     chosen = sorted(reports)
     splits = first.lines[0]["task_metadata"].get("eval_splits")
@@ -426,27 +420,12 @@ def convert_files(
         splits[0] if isinstance(splits, list) and splits and isinstance(splits[0], str) else "test"
     )
     return TaskResult(
-        task=TaskInfo(
-            name=meta.name,
-            family=family,
+        **reported_parts(
+            task,
+            reports,
             revision=revision,
-            dataset=meta.dataset.path,
-            subsets=sorted(declared),
-        ),
-        run=RunIdentity(
-            task=meta.name,
-            dataset=DatasetIdentity(
-                kind="huggingface",
-                source=meta.dataset.path,
-                revision=revision,
-                config=meta.dataset.config,
-                pinned=pinned,
-            ),
-            model_fingerprint=fingerprint,
-            task_options=task.options.model_dump(mode="json"),
+            fingerprint=fingerprint,
             subsets=None if chosen == sorted(declared) else chosen,
-            on_error="raise",
-            max_clip_seconds=None,
         ),
         model=ModelInfo(
             name=model,
@@ -457,10 +436,6 @@ def convert_files(
             sample_rate=None,
         ),
         audiobench_version=__version__,
-        main_score=score_at(summary, task.main_score_path),
-        main_score_name=meta.main_score,
-        scores={s: r.to_json() for s, r in reports.items()},
-        aggregates={task.public_group: summary.to_json()} if written else {},
         details={"protocol": {"name": "mseb", "computed_by": "MSEB"}},
         efficiency=Efficiency(
             mean_encoding_size_bytes=size if isinstance(size, float) and size >= 0 else None,

@@ -52,6 +52,7 @@ from audiobench.results import (
 from audiobench.version import __version__
 
 if TYPE_CHECKING:
+    from audiobench.reports import Report
     from audiobench.task import Task
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "convert_file",
     "find_mteb_files",
     "import_mteb",
+    "reported_parts",
 ]
 
 #: The model metadata file beside a model revision's task files.
@@ -389,6 +391,54 @@ def _fingerprint(model: str, revision: str | None, loader: str | None) -> str:
     return "reported-" + hashlib.blake2b(blob.encode(), digest_size=16).hexdigest()
 
 
+def reported_parts(
+    task: Task,
+    reports: Mapping[str, Report],
+    *,
+    revision: str | None,
+    fingerprint: str,
+    subsets: list[str] | None = None,
+) -> dict[str, Any]:
+    """The fields every imported result shares, whichever benchmark published it: ``task``'s
+    identity on data ``revision`` (pinned when it is a hub commit), and the scores of
+    ``reports`` summarised as a local run summarises them. ``subsets``: the subsets run, when
+    fewer than the task declares (None: all)."""
+    from audiobench.reports import score_at
+
+    meta = task.metadata
+    pinned = revision is not None and re.fullmatch(PINNED_REVISION, revision) is not None
+    summary = task.summarize(reports)
+    written = task.always_aggregate or len(reports) > 1
+    return {
+        "task": TaskInfo(
+            name=meta.name,
+            family=str(meta.family),
+            revision=revision,
+            dataset=meta.dataset.path,
+            subsets=sorted(meta.subsets),
+        ),
+        "run": RunIdentity(
+            task=meta.name,
+            dataset=DatasetIdentity(
+                kind="huggingface",
+                source=meta.dataset.path,
+                revision=revision,
+                config=meta.dataset.config,
+                pinned=pinned,
+            ),
+            model_fingerprint=fingerprint,
+            task_options=task.options.model_dump(mode="json"),
+            subsets=subsets,
+            on_error="raise",
+            max_clip_seconds=None,  # published scores read every clip whole
+        ),
+        "main_score": score_at(summary, task.main_score_path),
+        "main_score_name": meta.main_score,
+        "scores": {s: r.to_json() for s, r in reports.items()},
+        "aggregates": {task.public_group: summary.to_json()} if written else {},
+    }
+
+
 def convert_file(
     path: Path,
     root: Path,
@@ -398,8 +448,6 @@ def convert_file(
     imported: datetime | None = None,
 ) -> TaskResult:
     """The audiobench result of one published task file; raises :class:`Refused`."""
-    from audiobench.reports import score_at
-
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -441,14 +489,11 @@ def convert_file(
     task = cls()
     reports, dropped, experiments_dropped = _subset_reports(task, entries, f"split {split}")
     published_subsets = {str(e.get("hf_subset")) for e in entries if isinstance(e, dict)}
-    summary = task.summarize(reports)
-    written = task.always_aggregate or len(reports) > 1
     model_meta = _model_meta(path.parent)
     model = _text(model_meta.get("name")) or path.parent.parent.name.replace("__", "/", 1)
     model_revision = _text(model_meta.get("revision")) or path.parent.name
     loader = _text(model_meta.get("loader"))
     fingerprint = _fingerprint(model, model_revision, loader)
-    pinned = revision is not None and re.fullmatch(PINNED_REVISION, revision) is not None
     modalities = model_meta.get("modalities")
     open_weights = model_meta.get("open_weights")
     evaluation_time = _number(data.get("evaluation_time"))
@@ -464,28 +509,7 @@ def convert_file(
             "precision written",
         }
     return TaskResult(
-        task=TaskInfo(
-            name=meta.name,
-            family=str(meta.family),
-            revision=revision,
-            dataset=meta.dataset.path,
-            subsets=sorted(meta.subsets),
-        ),
-        run=RunIdentity(
-            task=meta.name,
-            dataset=DatasetIdentity(
-                kind="huggingface",
-                source=meta.dataset.path,
-                revision=revision,
-                config=meta.dataset.config,
-                pinned=pinned,
-            ),
-            model_fingerprint=fingerprint,
-            task_options=task.options.model_dump(mode="json"),
-            subsets=None,
-            on_error="raise",
-            max_clip_seconds=None,  # MTEB reads every clip whole
-        ),
+        **reported_parts(task, reports, revision=revision, fingerprint=fingerprint),
         model=ModelInfo(
             name=model,
             revision=model_revision,
@@ -501,10 +525,6 @@ def convert_file(
             modalities=[str(m) for m in modalities] if isinstance(modalities, list) else None,
         ),
         audiobench_version=__version__,
-        main_score=score_at(summary, task.main_score_path),
-        main_score_name=meta.main_score,
-        scores={s: r.to_json() for s, r in reports.items()},
-        aggregates={task.public_group: summary.to_json()} if written else {},
         details=details,
         cache=None,
         timings=None,
