@@ -3,8 +3,11 @@
 import numpy as np
 
 from audiobench.evaluators.mteb_protocol.trec_retrieval import trec_retrieval_scores
+from audiobench.machine import cpu_description
 from audiobench.metrics.pair_classification import pair_classification_scores
 
+# Summation order, and so these figures, depend on the CPU's vector units and the BLAS build.
+print(f"CPU: {cpu_description()}")
 rng = np.random.default_rng(0)
 worst_pair = 0.0
 for _ in range(5):
